@@ -1,0 +1,31 @@
+GO ?= go
+BIN := bin/opsgate
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: build run test bench lint tidy clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/opsgate
+
+run: build
+	./$(BIN) chat
+
+# The one test command (CI runs it through .ci/run): vet, then every test with the race detector.
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	@if command -v staticcheck >/dev/null 2>&1; then staticcheck ./...; else echo "staticcheck not installed; skipped"; fi
+
+tidy:
+	$(GO) mod tidy
+
+clean:
+	rm -rf bin

@@ -1,0 +1,109 @@
+package core
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// QueueMode says what happens to a message that arrives while a run is active.
+type QueueMode string
+
+// Queue modes (DESIGN §2).
+const (
+	// QueueSteer injects the message before the next model call and skips the
+	// unstarted tool calls of the current batch.
+	QueueSteer QueueMode = "steer"
+	// QueueFollowup runs the message after the current run.
+	QueueFollowup QueueMode = "followup"
+	// QueueInterrupt stops the current run, then runs the message.
+	QueueInterrupt QueueMode = "interrupt"
+)
+
+// Config tunes the engine. The zero value of every field means its default.
+type Config struct {
+	// SystemPrompt is the base system prompt; memory context never replaces it.
+	SystemPrompt string
+	// MaxIterations bounds model calls per run (default 25).
+	MaxIterations int
+	// ContextWindowMessages is how many newest messages windowing keeps (default 40).
+	ContextWindowMessages int
+	// QueueMode: default steer.
+	QueueMode QueueMode
+	// ApprovalExpiry: default 30 minutes. Expiry counts as a denial.
+	ApprovalExpiry time.Duration
+	// DefaultToolsets are loaded (read-only tools) into new conversations.
+	DefaultToolsets []string
+	// MemoryEnabled turns memory_prepare on; MemoryTokenBudget defaults to 2,200.
+	MemoryEnabled     bool
+	MemoryTokenBudget int
+	// Retry is the model retry policy.
+	Retry RetryPolicy
+	// MayDecide says whether actor may decide approval a. Nil means only the
+	// requester. It cannot make a tool skip approval; it only picks who decides.
+	MayDecide func(a Approval, actor Actor) bool
+	// ExpirySweep is how often expired approvals are looked for (default 5 s).
+	ExpirySweep time.Duration
+}
+
+// RetryPolicy is how the engine retries model calls. Backoff doubles from
+// Base per attempt up to the cap; a server's Retry-After wins when larger.
+type RetryPolicy struct {
+	MaxRetries   int           // default 3
+	Base         time.Duration // default 1 s
+	RateLimitMax time.Duration // default 60 s
+	TransientMax time.Duration // default 30 s
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if c.MaxIterations == 0 {
+		c.MaxIterations = 25
+	}
+	if c.ContextWindowMessages == 0 {
+		c.ContextWindowMessages = 40
+	}
+	if c.QueueMode == "" {
+		c.QueueMode = QueueSteer
+	}
+	if c.ApprovalExpiry == 0 {
+		c.ApprovalExpiry = 30 * time.Minute
+	}
+	if c.MemoryTokenBudget == 0 {
+		c.MemoryTokenBudget = 2200
+	}
+	if c.Retry.MaxRetries == 0 {
+		c.Retry.MaxRetries = 3
+	}
+	if c.Retry.Base == 0 {
+		c.Retry.Base = time.Second
+	}
+	if c.Retry.RateLimitMax == 0 {
+		c.Retry.RateLimitMax = 60 * time.Second
+	}
+	if c.Retry.TransientMax == 0 {
+		c.Retry.TransientMax = 30 * time.Second
+	}
+	if c.ExpirySweep == 0 {
+		c.ExpirySweep = 5 * time.Second
+	}
+	switch c.QueueMode {
+	case QueueSteer, QueueFollowup, QueueInterrupt:
+	default:
+		return c, fmt.Errorf("core: queue mode %q: want steer, followup or interrupt", c.QueueMode)
+	}
+	if c.MaxIterations < 1 || c.ContextWindowMessages < 2 || c.ApprovalExpiry < 0 || c.Retry.MaxRetries < 0 {
+		return c, fmt.Errorf("core: max iterations must be >= 1, context window >= 2, approval expiry >= 0, retries >= 0")
+	}
+	return c, nil
+}
+
+// Deps are the engine's collaborators. Model, Tools, Store and Sender are required.
+type Deps struct {
+	Model     Model
+	Tools     ToolHost
+	Store     Store
+	Sender    EventSender
+	Retriever Retriever    // default NoMemory
+	Logger    *slog.Logger // default slog.Default()
+	Now       func() time.Time
+}

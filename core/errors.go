@@ -1,0 +1,17 @@
+package core
+
+import "errors"
+
+// Errors shared by the engine and stores; test with errors.Is.
+var (
+	// ErrNotFound: the conversation, run, checkpoint or approval does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrAlreadyDecided: an approval was decided before (first decision wins).
+	ErrAlreadyDecided = errors.New("already decided")
+	// ErrExpired: an approval passed its expiry; it counts as denied.
+	ErrExpired = errors.New("approval expired")
+	// ErrNotAllowed: the actor may not decide this approval.
+	ErrNotAllowed = errors.New("not allowed to decide this approval")
+	// ErrHashMismatch: the action about to run is not the one approved.
+	ErrHashMismatch = errors.New("action does not match the approved action hash")
+)

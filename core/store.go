@@ -1,0 +1,193 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// Store is all durable state of opsgate. memory/sqlite and memory/postgres
+// implement it and pass the conformance suite in core/coretest. Every method
+// is safe for concurrent use, also by several processes over one database.
+type Store interface {
+	ConversationStore
+	RunStore
+	ApprovalStore
+	AuditLog
+	Close() error
+}
+
+// ConversationStore keeps conversations, their transcripts and the inbound
+// message log.
+type ConversationStore interface {
+	// SaveInbound stores an inbound message before it is processed. It reports
+	// first=false, and stores nothing, when a message with the same
+	// (ConvKey, MessageID) was saved before; an empty MessageID never dedupes.
+	SaveInbound(ctx context.Context, in Inbound) (first bool, err error)
+	// Conversation returns the conversation, creating it when missing.
+	Conversation(ctx context.Context, key string) (Conversation, error)
+	// UpdateConversation replaces the mutable state (Toolsets, Title).
+	UpdateConversation(ctx context.Context, c Conversation) error
+	// AppendMessages appends to the transcript in order.
+	AppendMessages(ctx context.Context, key string, msgs ...Message) error
+	// Messages returns the transcript, oldest first.
+	Messages(ctx context.Context, key string) ([]Message, error)
+}
+
+// RunStore keeps runs and the checkpoints of paused runs.
+type RunStore interface {
+	CreateRun(ctx context.Context, r Run) error
+	// UpdateRun replaces the run's mutable fields; ErrNotFound if missing.
+	UpdateRun(ctx context.Context, r Run) error
+	Run(ctx context.Context, id string) (Run, error)
+	// SaveCheckpoint stores (or replaces) the checkpoint of a paused run.
+	SaveCheckpoint(ctx context.Context, cp Checkpoint) error
+	Checkpoint(ctx context.Context, runID string) (Checkpoint, error)
+	// ClaimCheckpoint atomically deletes and returns the checkpoint, so that
+	// exactly one process resumes a run; ErrNotFound when already claimed.
+	ClaimCheckpoint(ctx context.Context, runID string) (Checkpoint, error)
+	// Checkpoints returns the checkpoints of a conversation (at most one is
+	// expected), oldest first.
+	Checkpoints(ctx context.Context, convKey string) ([]Checkpoint, error)
+}
+
+// ApprovalStore keeps approval requests and their decisions.
+type ApprovalStore interface {
+	CreateApprovals(ctx context.Context, as ...Approval) error
+	Approval(ctx context.Context, id string) (Approval, error)
+	// Approvals returns a run's approvals in creation order.
+	Approvals(ctx context.Context, runID string) ([]Approval, error)
+	// DecideApproval moves a pending approval to a final status (d.Status,
+	// d.DecidedBy, d.Reason, d.DecidedAt) atomically. When the approval is no
+	// longer pending it returns the stored approval and ErrAlreadyDecided.
+	DecideApproval(ctx context.Context, id string, d ApprovalOutcome) (Approval, error)
+	// ExpiredApprovals returns pending approvals whose ExpiresAt is before now.
+	ExpiredApprovals(ctx context.Context, now time.Time) ([]Approval, error)
+}
+
+// ApprovalOutcome is the final state written by DecideApproval.
+type ApprovalOutcome struct {
+	Status    ApprovalStatus
+	DecidedBy Actor
+	Reason    string
+	DecidedAt time.Time
+}
+
+// AuditLog is the append-only record of what was proposed, who decided and
+// what ran. There is no way to change or delete an entry.
+type AuditLog interface {
+	AppendAudit(ctx context.Context, e AuditEntry) error
+	// Audit returns the entries matching f, oldest first.
+	Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
+}
+
+// AuditFilter selects audit entries; empty fields match everything.
+type AuditFilter struct {
+	ConvKey    string
+	RunID      string
+	ApprovalID string
+}
+
+// Audit kinds.
+const (
+	AuditProposed   = "proposed"   // an approval was requested
+	AuditApproved   = "approved"   // decided: approve
+	AuditDenied     = "denied"     // decided: deny
+	AuditExpired    = "expired"    // expired without a decision
+	AuditSuperseded = "superseded" // a new message replaced the request
+	AuditCancelled  = "cancelled"  // /stop cancelled the request
+	AuditRefused    = "refused"    // someone not allowed tried to decide
+	AuditMismatch   = "mismatch"   // hash check failed right before execution
+	AuditExecuted   = "executed"   // a tool ran (read or approved) and returned
+	AuditFailed     = "failed"     // a tool ran and failed
+)
+
+// AuditEntry is one line of the audit log.
+type AuditEntry struct {
+	ID         int64         `json:"id"` // assigned by the store
+	Time       time.Time     `json:"time"`
+	Kind       string        `json:"kind"`
+	ConvKey    string        `json:"conv_key"`
+	RunID      string        `json:"run_id"`
+	ApprovalID string        `json:"approval_id,omitempty"`
+	Actor      Actor         `json:"actor,omitzero"`
+	Toolset    string        `json:"toolset,omitempty"`
+	Tool       string        `json:"tool,omitempty"`
+	ActionHash string        `json:"action_hash,omitempty"`
+	Risk       Risk          `json:"risk,omitempty"`
+	Duration   time.Duration `json:"duration,omitempty"`
+	Detail     string        `json:"detail,omitempty"`
+}
+
+// Conversation is the durable state of one conversation.
+type Conversation struct {
+	Key       string    `json:"key"`
+	Title     string    `json:"title,omitempty"`
+	Toolsets  []Toolset `json:"toolsets"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Toolset is a toolset loaded into a conversation.
+type Toolset struct {
+	Name string `json:"name"`
+	// Write: the write tools are loaded too (load_toolset include_write_tools).
+	Write bool `json:"write,omitempty"`
+}
+
+// RunStatus is the state of a run.
+type RunStatus string
+
+// Run states; all but running are what `completed` reports.
+const (
+	RunRunning          RunStatus = "running"
+	RunDone             RunStatus = "done"
+	RunStopped          RunStatus = "stopped"
+	RunAwaitingApproval RunStatus = "awaiting_approval"
+	RunError            RunStatus = "error"
+	RunMaxIterations    RunStatus = "max_iterations"
+)
+
+// Run is one user turn, possibly paused for approval and resumed.
+type Run struct {
+	ID        string    `json:"id"`
+	ConvKey   string    `json:"conv_key"`
+	Requester Actor     `json:"requester"`
+	Status    RunStatus `json:"status"`
+	// Iterations counts model calls.
+	Iterations int `json:"iterations"`
+	// TTFT is the time from the first model request to its first token.
+	TTFT time.Duration `json:"ttft"`
+	// Duration is the wall time the run was active (pauses excluded).
+	Duration  time.Duration `json:"duration"`
+	Usage     Usage         `json:"usage"`
+	Error     string        `json:"error,omitempty"`
+	StartedAt time.Time     `json:"started_at"`
+	EndedAt   time.Time     `json:"ended_at,omitzero"`
+}
+
+// Checkpoint is everything needed to resume a run paused for approval, by
+// any opsgate process. The transcript up to the pause is in the
+// conversation's messages (the assistant message with the tool calls and the
+// results that completed before the pause).
+type Checkpoint struct {
+	RunID     string `json:"run_id"`
+	ConvKey   string `json:"conv_key"`
+	Requester Actor  `json:"requester"`
+	// Pending are the calls of the batch without a result, in source order.
+	Pending   []PendingCall `json:"pending"`
+	Toolsets  []Toolset     `json:"toolsets"`
+	Iteration int           `json:"iteration"`
+	// Seq is the last event sequence number sent, so a resumed run continues it.
+	Seq       int64     `json:"seq"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// PendingCall is a tool call waiting in a paused batch.
+type PendingCall struct {
+	Call ToolCall `json:"call"`
+	Tool Tool     `json:"tool"`
+	// ApprovalID is set for calls that need approval.
+	ApprovalID string `json:"approval_id,omitempty"`
+	// Result is set for calls answered without running (invalid arguments,
+	// unknown tool): they are answered in order on resume.
+	Result *ToolResult `json:"result,omitempty"`
+}
