@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,11 +25,12 @@ type Engine struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	runs     sync.WaitGroup // active runs and event outboxes
 	closed   bool
 
-	// SendErrors counts events whose delivery failed.
-	sendErrors countingInt
+	busy       *busyCounter // active runs and flushing outboxes
+	sendErrors atomic.Int64
+	statsMu    sync.Mutex
+	runs       map[RunStatus]int64
 }
 
 // NewEngine checks the configuration and returns an engine; it starts nothing.
@@ -53,6 +55,8 @@ func NewEngine(cfg Config, d Deps) (*Engine, error) {
 		cfg: cfg, model: d.Model, tools: d.Tools, store: d.Store, sender: d.Sender,
 		memory: d.Retriever, log: d.Logger, now: d.Now,
 		sessions: map[string]*session{},
+		busy:     newBusyCounter(),
+		runs:     map[RunStatus]int64{},
 	}, nil
 }
 
@@ -70,4 +74,113 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.ExpireApprovals(ctx)
 		}
 	}
+}
+
+// Wait blocks until no run is active and every event has been handed to the
+// sender, or ctx ends. A run paused for approval is not active.
+func (e *Engine) Wait(ctx context.Context) error { return e.busy.wait(ctx) }
+
+// Shutdown stops accepting messages, lets active runs finish (a run that
+// pauses for approval checkpoints and ends), and waits for them and their
+// events until ctx ends; then it stops what is still running.
+func (e *Engine) Shutdown(ctx context.Context) error {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	err := e.Wait(ctx)
+	if err != nil {
+		e.mu.Lock()
+		for _, s := range e.sessions {
+			if s.active != nil {
+				s.active.cancel()
+			}
+		}
+		e.mu.Unlock()
+		wctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = e.Wait(wctx)
+	}
+	return err
+}
+
+// Status describes a conversation for /status.
+type Status struct {
+	ActiveRun        *Run
+	Queued           int
+	PendingApprovals []Approval
+}
+
+// Status returns the conversation's current state.
+func (e *Engine) Status(ctx context.Context, convKey string) (Status, error) {
+	var st Status
+	e.mu.Lock()
+	var runID string
+	if s := e.sessions[convKey]; s != nil {
+		st.Queued = len(s.queue)
+		if s.active != nil {
+			runID = s.active.id
+			st.Queued += len(s.active.steer)
+		}
+	}
+	e.mu.Unlock()
+	if runID != "" {
+		r, err := e.store.Run(ctx, runID)
+		if err != nil {
+			return st, err
+		}
+		st.ActiveRun = &r
+	}
+	cps, err := e.store.Checkpoints(ctx, convKey)
+	if err != nil {
+		return st, err
+	}
+	for _, cp := range cps {
+		for _, pc := range cp.Pending {
+			if pc.ApprovalID == "" {
+				continue
+			}
+			a, err := e.store.Approval(ctx, pc.ApprovalID)
+			if err != nil {
+				return st, err
+			}
+			if a.Status == ApprovalPending {
+				st.PendingApprovals = append(st.PendingApprovals, a)
+			}
+		}
+	}
+	return st, nil
+}
+
+// Metrics are counters for /metrics.
+type Metrics struct {
+	RunsByStatus map[RunStatus]int64 // finished runs (and pauses) by status
+	ActiveRuns   int
+	SendErrors   int64
+}
+
+// Metrics returns a snapshot of the engine's counters.
+func (e *Engine) Metrics() Metrics {
+	m := Metrics{RunsByStatus: map[RunStatus]int64{}, SendErrors: e.sendErrors.Load()}
+	e.statsMu.Lock()
+	for k, v := range e.runs {
+		m.RunsByStatus[k] = v
+	}
+	e.statsMu.Unlock()
+	e.mu.Lock()
+	for _, s := range e.sessions {
+		if s.active != nil {
+			m.ActiveRuns++
+		}
+	}
+	e.mu.Unlock()
+	return m
+}
+
+// SendErrors returns how many event deliveries failed.
+func (e *Engine) SendErrors() int64 { return e.sendErrors.Load() }
+
+func (e *Engine) countRun(st RunStatus) {
+	e.statsMu.Lock()
+	e.runs[st]++
+	e.statsMu.Unlock()
 }

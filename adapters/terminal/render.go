@@ -1,0 +1,325 @@
+package terminal
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/opsgate/opsgate/core"
+)
+
+// ANSI styles, used only when Options.Color is set.
+const (
+	reset  = "\x1b[0m"
+	red    = "\x1b[31m"
+	green  = "\x1b[32m"
+	yellow = "\x1b[33m"
+	dim    = "\x1b[2m"
+	bold   = "\x1b[1m"
+)
+
+// Send renders one event. Text streams as it comes; each tool call gets a
+// status line; an approval request shows the tool, its arguments and risk,
+// and is asked once the run has paused. It never blocks on input.
+func (a *Adapter) Send(_ context.Context, ev core.Event) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	w := &errWriter{w: a.opts.Out}
+	a.render(w, ev)
+	return w.err
+}
+
+func (a *Adapter) render(w *errWriter, ev core.Event) {
+	switch ev.Type {
+	case core.EventReady:
+		a.failed = false
+	case core.EventGenerationStart:
+		a.streamed = false
+	case core.EventToken:
+		if ev.Text != "" {
+			a.write(w, ev.Text)
+			a.streamed = true
+		}
+	case core.EventGenerationComplete:
+		if !a.streamed && strings.TrimSpace(ev.Text) != "" {
+			a.write(w, ev.Text)
+		}
+		a.streamed = false
+		a.endLine(w)
+	case core.EventToolExecuting:
+		if ev.Call != nil {
+			a.line(w, "⏳ "+ev.Call.Name+argSummary(ev.Call.Arguments))
+			a.lastCall = ev.Call.ID
+		}
+	case core.EventToolResult, core.EventToolError:
+		a.toolDone(w, ev)
+	case core.EventToolAwaitingApproval:
+		if ev.Approval != nil {
+			a.request(w, *ev.Approval)
+		}
+	case core.EventToolApproved, core.EventToolDenied:
+		a.decided(w, ev)
+	case core.EventRateLimit:
+		a.line(w, a.paint(yellow, fmt.Sprintf("… the model provider is rate limiting; retrying in %s (attempt %d)", short(ev.RetryAfter), ev.Attempt)))
+	case core.EventTransientError:
+		a.line(w, a.paint(yellow, fmt.Sprintf("… the model endpoint failed (%s); retrying in %s (attempt %d)", oneLine(ev.Error, 120), short(ev.RetryAfter), ev.Attempt)))
+	case core.EventWorkflowError:
+		a.failed = true
+		a.line(w, a.paint(red, "⚠ error: "+firstNonEmpty(ev.Text, ev.Error)))
+	case core.EventCompleted:
+		a.completed(w, ev)
+	default:
+		// thinking, usage, memory and title events are not shown here.
+	}
+}
+
+func (a *Adapter) toolDone(w *errWriter, ev core.Event) {
+	if ev.Call == nil {
+		return
+	}
+	took := ""
+	if ev.Duration > 0 { // in-process tools such as load_toolset take no time
+		took = " " + short(ev.Duration)
+	}
+	var text string
+	if ev.Type == core.EventToolError || ev.Call.IsError {
+		detail := firstNonEmpty(ev.Error, ev.Call.Result)
+		text = a.paint(red, fmt.Sprintf("❌ %s%s: %s", ev.Call.Name, took, oneLine(detail, 160)))
+	} else {
+		text = a.paint(green, "✅ ") + ev.Call.Name + took
+	}
+	// On a terminal, the finished line replaces its ⏳ line when that is
+	// still the last line printed.
+	if a.opts.Interactive && a.lastCall == ev.Call.ID && !a.midLine {
+		w.WriteString("\x1b[1A\r\x1b[2K")
+	}
+	a.line(w, text)
+	a.lastCall = ""
+}
+
+func (a *Adapter) request(w *errWriter, ap core.Approval) {
+	a.pending = append(a.pending, ap)
+	risk := string(ap.Risk)
+	color := yellow
+	if ap.Risk == core.RiskDestructive {
+		risk, color = "DESTRUCTIVE", red
+	}
+	where := ""
+	if ap.Toolset != "" {
+		where = " on " + ap.Toolset
+	}
+	a.line(w, a.paint(color+bold, fmt.Sprintf("⚠ approval needed: %s%s (%s)", ap.Tool, where, risk)))
+	args := string(ap.Arguments)
+	if args == "" {
+		args = "{}"
+	}
+	a.line(w, "    arguments: "+args)
+	meta := "    requested by " + ap.Requester.String()
+	if !ap.ExpiresAt.IsZero() && !ap.CreatedAt.IsZero() {
+		meta += ", expires in " + short(ap.ExpiresAt.Sub(ap.CreatedAt))
+	}
+	a.line(w, meta)
+}
+
+func (a *Adapter) decided(w *errWriter, ev core.Event) {
+	name := ""
+	var ap core.Approval
+	if ev.Approval != nil {
+		ap = *ev.Approval
+		name = ap.Tool
+		a.dropPending(ap.ID)
+	} else if ev.Call != nil {
+		name = ev.Call.Name
+	}
+	if ev.Type == core.EventToolApproved {
+		a.line(w, a.paint(green, "✔ ")+name+" approved by "+ap.DecidedBy.String())
+		return
+	}
+	var text string
+	switch ap.Status {
+	case core.ApprovalExpired:
+		text = name + ": the approval expired"
+	case core.ApprovalSuperseded:
+		text = name + ": superseded by a new message"
+	case core.ApprovalCancelled:
+		text = name + ": cancelled"
+	default:
+		text = name + " denied"
+		if who := ap.DecidedBy.String(); who != "" {
+			text += " by " + who
+		}
+		if ap.Reason != "" {
+			text += ": " + oneLine(ap.Reason, 160)
+		}
+	}
+	a.line(w, a.paint(red, "✖ "+text))
+}
+
+func (a *Adapter) dropPending(id string) {
+	for i, p := range a.pending {
+		if p.ID == id {
+			a.pending = append(a.pending[:i:i], a.pending[i+1:]...)
+			return
+		}
+	}
+}
+
+func (a *Adapter) completed(w *errWriter, ev core.Event) {
+	a.endLine(w)
+	switch ev.Status {
+	case core.RunAwaitingApproval:
+		a.busy = false
+		a.askLocked(w)
+		return
+	case core.RunStopped:
+		a.line(w, a.paint(dim, "⏹ stopped"))
+	case core.RunMaxIterations:
+		a.line(w, a.paint(yellow, "⚠ stopped after llm.max_iterations model calls; send a message to continue"))
+	case core.RunError:
+		a.failures++
+		if !a.failed {
+			a.line(w, a.paint(red, "⚠ error: "+firstNonEmpty(ev.Error, ev.Text, "the run failed")))
+		}
+	}
+	a.busy = false
+	a.failed = false
+	if len(a.pending) == 0 {
+		a.promptLocked(w)
+	}
+}
+
+// ask asks about the oldest pending approval.
+func (a *Adapter) ask() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.askLocked(&errWriter{w: a.opts.Out})
+}
+
+func (a *Adapter) askLocked(w *errWriter) {
+	if len(a.pending) == 0 {
+		return
+	}
+	ap := a.pending[0]
+	if a.asked == ap.ID {
+		return
+	}
+	a.asked = ap.ID
+	q := fmt.Sprintf("approve %s? [y/N] ", ap.Tool)
+	if ap.Risk == core.RiskDestructive {
+		q = a.paint(red+bold, fmt.Sprintf("approve DESTRUCTIVE %s? [y/N] ", ap.Tool))
+	}
+	a.endLine(w)
+	if a.opts.Interactive {
+		a.write(w, q)
+		return
+	}
+	a.line(w, strings.TrimSpace(q))
+}
+
+// prompt shows the input prompt on a terminal.
+func (a *Adapter) prompt() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.promptLocked(&errWriter{w: a.opts.Out})
+}
+
+func (a *Adapter) promptLocked(w *errWriter) {
+	if a.opts.Interactive && !a.busy {
+		a.endLine(w)
+		a.write(w, a.paint(bold, "> "))
+	}
+}
+
+func (a *Adapter) println(s string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.printLocked(s)
+}
+
+func (a *Adapter) printLocked(s string) {
+	a.line(&errWriter{w: a.opts.Out}, s)
+}
+
+// line writes s on a line of its own.
+func (a *Adapter) line(w *errWriter, s string) {
+	a.endLine(w)
+	a.write(w, s+"\n")
+	a.lastCall = ""
+}
+
+func (a *Adapter) endLine(w *errWriter) {
+	if a.midLine {
+		a.write(w, "\n")
+	}
+}
+
+func (a *Adapter) write(w *errWriter, s string) {
+	if s == "" {
+		return
+	}
+	w.WriteString(s)
+	a.midLine = !strings.HasSuffix(s, "\n")
+}
+
+func (a *Adapter) paint(style, s string) string {
+	if !a.opts.Color {
+		return s
+	}
+	return style + s + reset
+}
+
+// errWriter keeps the first write error so rendering code stays linear.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (w *errWriter) WriteString(s string) {
+	if w.err == nil {
+		_, w.err = io.WriteString(w.w, s)
+	}
+}
+
+// short formats a duration for people: 0.4s, 12s, 3m, 1h30m.
+func short(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Round(time.Second).Seconds()))
+	}
+	d = d.Round(time.Second)
+	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	var b strings.Builder
+	if h > 0 {
+		fmt.Fprintf(&b, "%dh", h)
+	}
+	if m > 0 {
+		fmt.Fprintf(&b, "%dm", m)
+	}
+	if s > 0 && h == 0 {
+		fmt.Fprintf(&b, "%ds", s)
+	}
+	return b.String()
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,241 @@
+// Package terminal is opsgate's local REPL: it reads the user's lines,
+// hands them to the engine and renders the engine's events as plain text.
+//
+// On a terminal (Interactive) it shows a prompt, replaces a tool's status
+// line when the tool finishes, may use color, and treats Ctrl-C (see
+// Interrupt) as "stop the run"; a second Ctrl-C quits. Otherwise it speaks
+// a line protocol meant for scripts: each line is one message or one answer
+// to an approval, processed only after the previous one has finished
+// (the run completed or paused for approval), output is plain text, and
+// end of input waits for the last run. An approval still unanswered at end
+// of input is denied ("no answer means no") and Run reports ErrUnanswered;
+// a run that ended with an error makes Run report ErrRunFailed.
+package terminal
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/opsgate/opsgate/core"
+)
+
+// Engine is what the adapter needs of core.Engine.
+type Engine interface {
+	// Handle starts, queues or steers a run with the message.
+	Handle(ctx context.Context, in core.Inbound) error
+	// Stop stops the conversation's active run and cancels its approvals.
+	Stop(ctx context.Context, convKey string) bool
+	// Decide answers an approval request.
+	Decide(ctx context.Context, d core.Decision) (core.Approval, error)
+	// Wait blocks until no run is active and all events were delivered.
+	Wait(ctx context.Context) error
+}
+
+// Options configure an Adapter.
+type Options struct {
+	In  io.Reader
+	Out io.Writer
+	// Interactive: In and Out are a terminal (prompt, Ctrl-C, live lines).
+	Interactive bool
+	// Color enables ANSI colors; only used when Interactive.
+	Color bool
+	// User is the person at the keyboard: the requester and the approver.
+	User core.Actor
+	// ConvKey is the conversation, conventionally "terminal:<os user>".
+	ConvKey string
+	// Engine may be nil here and set with SetEngine before Run: the engine
+	// needs the adapter as its sender first.
+	Engine Engine
+	Logger *slog.Logger
+}
+
+// Errors Run and Ask return (wrapped) so that a script sees a non-zero
+// exit status. Neither is returned on a terminal, where the user saw it.
+var (
+	// ErrUnanswered: input ended while approvals were pending; they were
+	// denied.
+	ErrUnanswered = errors.New("input ended with approvals unanswered")
+	// ErrRunFailed: a run ended with an error (the model endpoint could not
+	// be used, for example).
+	ErrRunFailed = errors.New("a run failed")
+)
+
+// doubleInterrupt is how soon a second Ctrl-C quits instead of stopping.
+const doubleInterrupt = 2 * time.Second
+
+// Adapter is the terminal adapter. Send may be called concurrently with Run.
+type Adapter struct {
+	opts Options
+	log  *slog.Logger
+
+	mu            sync.Mutex // guards everything below and writes to Out
+	engine        Engine
+	pending       []core.Approval // awaiting an answer, in order
+	busy          bool            // a run is active (from the user's point of view)
+	midLine       bool            // Out does not end with a newline
+	lastCall      string          // call id of the status line printed last
+	asked         string          // approval id last asked about
+	streamed      bool            // tokens of the current generation were printed
+	failed        bool            // the current run already reported its error
+	failures      int             // runs that ended with status error
+	lastInterrupt time.Time
+
+	quitOnce sync.Once
+	quit     chan struct{}
+}
+
+var _ core.EventSender = (*Adapter)(nil)
+
+// New returns an adapter; it starts nothing.
+func New(opts Options) *Adapter {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if !opts.Interactive {
+		opts.Color = false
+	}
+	return &Adapter{
+		opts:   opts,
+		log:    opts.Logger.With("adapter", "terminal"),
+		engine: opts.Engine,
+		quit:   make(chan struct{}),
+	}
+}
+
+// SetEngine sets the engine when it could not be passed to New (the engine
+// needs the adapter as its sender). Call it before Run or Ask.
+func (a *Adapter) SetEngine(e Engine) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.engine = e
+}
+
+// Run reads lines until end of input, /quit, a double Ctrl-C or the end of
+// ctx. At end of input it waits for the last run; see the package doc for
+// approvals left unanswered.
+func (a *Adapter) Run(ctx context.Context) error {
+	ctx, lines, done, err := a.start(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	a.prompt()
+	for {
+		select {
+		case <-ctx.Done():
+			return a.ended(ctx)
+		case l, ok := <-lines:
+			if !ok {
+				return a.finish(ctx, l.err)
+			}
+			quit, err := a.handleLine(ctx, l.text)
+			if err != nil || quit {
+				return err
+			}
+			if !a.opts.Interactive {
+				if err := a.engine.Wait(ctx); err != nil {
+					return a.ended(ctx)
+				}
+				a.ask() // the next approval, once the last answer's effects are shown
+			}
+		}
+	}
+}
+
+// Ask sends one message, waits for its run, and reads lines from In only to
+// answer the run's approvals (opsgate chat -m).
+func (a *Adapter) Ask(ctx context.Context, text string) error {
+	ctx, lines, done, err := a.start(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := a.send(ctx, text); err != nil {
+		return err
+	}
+	for {
+		if err := a.engine.Wait(ctx); err != nil {
+			return a.ended(ctx)
+		}
+		if a.pendingCount() == 0 {
+			return a.failure()
+		}
+		a.ask()
+		select {
+		case <-ctx.Done():
+			return a.ended(ctx)
+		case l, ok := <-lines:
+			if !ok {
+				return a.finish(ctx, l.err)
+			}
+			if _, err := a.handleLine(ctx, l.text); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// Interrupt handles Ctrl-C: it stops the active run (or cancels pending
+// approvals); when there is nothing to stop, or on a second Ctrl-C within
+// two seconds, it makes Run and Ask return.
+func (a *Adapter) Interrupt() {
+	a.mu.Lock()
+	now := time.Now()
+	idle := !a.busy && len(a.pending) == 0
+	again := !a.lastInterrupt.IsZero() && now.Sub(a.lastInterrupt) < doubleInterrupt
+	a.lastInterrupt = now
+	e := a.engine
+	if idle || again || e == nil {
+		a.mu.Unlock()
+		a.quitOnce.Do(func() { close(a.quit) })
+		return
+	}
+	a.printLocked(a.paint(dim, "^C stopping… (Ctrl-C again to quit)"))
+	a.mu.Unlock()
+	e.Stop(context.Background(), a.opts.ConvKey)
+}
+
+type input struct {
+	text string
+	err  error
+}
+
+// start checks the adapter, derives a context that a double Ctrl-C
+// cancels, and starts reading In.
+func (a *Adapter) start(ctx context.Context) (context.Context, <-chan input, func(), error) {
+	a.mu.Lock()
+	e := a.engine
+	a.mu.Unlock()
+	if e == nil {
+		return nil, nil, nil, errors.New("terminal: no engine (call SetEngine before Run)")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-a.quit:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, a.read(ctx), cancel, nil
+}
+
+// ended maps the end of ctx: a requested quit is not an error.
+func (a *Adapter) ended(ctx context.Context) error {
+	select {
+	case <-a.quit:
+		return nil
+	default:
+		return ctx.Err()
+	}
+}
+
+func (a *Adapter) pendingCount() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.pending)
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/llm"
+	"github.com/opsgate/opsgate/core/tools"
+	"github.com/opsgate/opsgate/internal/config"
+	"github.com/opsgate/opsgate/memory/sqlite"
+)
+
+// app is opsgate wired together: the store, the model, the tool host and
+// the engine over them.
+type app struct {
+	cfg    *config.Config
+	store  *sqlite.Store
+	model  *llm.Client
+	tools  *tools.Host
+	engine *core.Engine
+}
+
+// newModel builds the LLM client; it touches no network.
+func newModel(cfg *config.Config) (*llm.Client, error) {
+	return llm.New(llm.Config{
+		BaseURL:         cfg.LLM.BaseURL,
+		APIKey:          cfg.LLM.APIKey,
+		Model:           cfg.LLM.Model,
+		ReasoningEffort: cfg.LLM.ReasoningEffort,
+		MaxTokens:       cfg.LLM.MaxTokens,
+	})
+}
+
+// newTools builds the MCP tool host; it starts no server.
+func newTools(cfg *config.Config, log *slog.Logger, opts ...tools.Option) (*tools.Host, error) {
+	servers := make([]tools.ServerConfig, len(cfg.Tools.Servers))
+	for i, s := range cfg.Tools.Servers {
+		servers[i] = tools.ServerConfig{
+			Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env,
+			URL: s.URL, Headers: s.Headers,
+		}
+	}
+	return tools.New(servers, append([]tools.Option{tools.WithLogger(log.With("component", "tools"))}, opts...)...)
+}
+
+// openStore opens (creating and migrating) the store named by store.url.
+func openStore(ctx context.Context, cfg *config.Config) (*sqlite.Store, error) {
+	path, err := cfg.Store.SQLitePath()
+	if err != nil {
+		return nil, fmt.Errorf("config: store.url: %w", err) // Load validated it already
+	}
+	return sqlite.Open(ctx, path)
+}
+
+// engineConfig maps the configuration onto the engine's.
+func engineConfig(cfg *config.Config) core.Config {
+	return core.Config{
+		SystemPrompt:          systemPrompt(cfg.Tools.DefaultToolsets, serverNames(cfg)),
+		MaxIterations:         cfg.LLM.MaxIterations,
+		ContextWindowMessages: cfg.LLM.ContextWindowMessages,
+		QueueMode:             core.QueueMode(cfg.Session.QueueMode),
+		ApprovalExpiry:        cfg.Approvals.Expiry,
+		DefaultToolsets:       cfg.Tools.DefaultToolsets,
+		MemoryEnabled:         cfg.Memory.Enabled,
+		MemoryTokenBudget:     cfg.Memory.TokenBudget,
+		// Without a policy the requester decides their own requests.
+		MayDecide: nil,
+	}
+}
+
+func serverNames(cfg *config.Config) []string {
+	names := make([]string, len(cfg.Tools.Servers))
+	for i, s := range cfg.Tools.Servers {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// openApp builds everything that only checks its configuration first, so a
+// mistake there opens nothing, then opens the store and builds the engine
+// with sender as its event sink.
+func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender core.EventSender) (*app, error) {
+	model, err := newModel(cfg)
+	if err != nil {
+		return nil, err
+	}
+	host, err := newTools(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Policy.File != "" {
+		log.Warn("policy.file is not enforced by this build yet: the requester approves their own requests", "file", cfg.Policy.File)
+	}
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		host.Close()
+		return nil, err
+	}
+	engine, err := core.NewEngine(engineConfig(cfg), core.Deps{
+		Model:  model,
+		Tools:  host,
+		Store:  store,
+		Sender: sender,
+		Logger: log.With("component", "engine"),
+	})
+	if err != nil {
+		host.Close()
+		store.Close()
+		return nil, err
+	}
+	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine}, nil
+}
+
+// shutdown lets runs finish or checkpoint (until ctx ends), then closes the
+// tool servers and the store.
+func (a *app) shutdown(ctx context.Context) error {
+	var errs []error
+	if err := a.engine.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("engine: runs still active at shutdown: %w", err))
+	}
+	if err := a.tools.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := a.store.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

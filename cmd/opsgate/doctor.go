@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/tools"
+	"github.com/opsgate/opsgate/internal/config"
+	"github.com/opsgate/opsgate/memory/sqlite"
+)
+
+const doctorHelp = `Usage: opsgate doctor
+
+Check the configuration, reach the LLM, start every MCP server and list
+its tools with their risk, and open the store. Prints what is wrong and
+how to fix it; exits 1 when anything is.
+`
+
+// Bounds of doctor's checks: an unreachable endpoint must not hang it.
+const (
+	doctorLLMTimeout   = 20 * time.Second
+	doctorToolsTimeout = 60 * time.Second // npx may download a server first
+)
+
+// report prints doctor's findings and counts the problems.
+type report struct {
+	w        io.Writer
+	problems int
+}
+
+func (r *report) ok(check, format string, args ...any) {
+	fmt.Fprintf(r.w, "ok    %-7s %s\n", check, fmt.Sprintf(format, args...))
+}
+
+func (r *report) warn(check, format string, args ...any) {
+	fmt.Fprintf(r.w, "warn  %-7s %s\n", check, fmt.Sprintf(format, args...))
+}
+
+func (r *report) fail(check, fix, format string, args ...any) {
+	r.problems++
+	fmt.Fprintf(r.w, "FAIL  %-7s %s\n", check, fmt.Sprintf(format, args...))
+	if fix != "" {
+		fmt.Fprintf(r.w, "              fix: %s\n", fix)
+	}
+}
+
+func (r *report) detail(format string, args ...any) {
+	fmt.Fprintf(r.w, "              %s\n", fmt.Sprintf(format, args...))
+}
+
+func (e *env) doctor(ctx context.Context, args []string) int {
+	if code, ok := e.parse(flag.NewFlagSet("doctor", flag.ContinueOnError), args, doctorHelp); !ok {
+		return code
+	}
+	r := &report{w: e.stdout}
+	fmt.Fprintf(r.w, "opsgate %s doctor\n", version)
+	cfg, ok := e.setup(slog.LevelWarn)
+	if !ok {
+		r.fail("config", "", "the configuration is invalid (see above); nothing else was checked")
+		return exitError
+	}
+	if cfg.File != "" {
+		r.ok("config", "%s", cfg.File)
+	} else {
+		r.ok("config", "no file (%s absent); built-in defaults and the environment", config.DefaultFile)
+	}
+	e.checkLLM(ctx, r, cfg)
+	e.checkTools(ctx, r, cfg)
+	e.checkStore(ctx, r, cfg)
+	e.checkRest(r, cfg)
+	if r.problems > 0 {
+		fmt.Fprintf(r.w, "%d problem(s) found\n", r.problems)
+		return exitError
+	}
+	fmt.Fprintln(r.w, "all checks passed")
+	return exitOK
+}
+
+func (e *env) checkLLM(ctx context.Context, r *report, cfg *config.Config) {
+	model, err := newModel(cfg)
+	if err != nil {
+		r.fail("llm", "fix llm.* in the configuration", "%v", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, doctorLLMTimeout)
+	defer cancel()
+	if err := model.Ping(ctx); err != nil {
+		r.fail("llm", llmHint(cfg, err), "%s at %s: %v", cfg.LLM.Model, cfg.LLM.BaseURL, err)
+		return
+	}
+	r.ok("llm", "%s at %s", cfg.LLM.Model, cfg.LLM.BaseURL)
+}
+
+func llmHint(cfg *config.Config, err error) string {
+	msg := strings.ToLower(err.Error())
+	var opErr *net.OpError
+	switch {
+	case strings.Contains(msg, "401") || strings.Contains(msg, "403") || strings.Contains(msg, "auth"):
+		return "check llm.api_key (or OPSGATE_LLM_API_KEY / OPENAI_API_KEY)"
+	case config.IsOllama(cfg.LLM.BaseURL) && (errors.As(err, &opErr) || strings.Contains(msg, "connection refused")):
+		return fmt.Sprintf("start Ollama (ollama serve) and pull the model (ollama pull %s), or set llm.base_url, or OPENAI_API_KEY to use OpenAI", cfg.LLM.Model)
+	default:
+		return "check that llm.base_url is reachable from here and speaks the OpenAI API (it should answer GET <base_url>/models)"
+	}
+}
+
+func (e *env) checkTools(ctx context.Context, r *report, cfg *config.Config) {
+	if len(cfg.Tools.Servers) == 0 {
+		r.warn("tools", "no MCP servers configured (tools.servers): opsgate can talk but not look at or change anything")
+		return
+	}
+	host, err := newTools(cfg, e.log, tools.WithConnectTimeout(doctorToolsTimeout))
+	if err != nil {
+		r.fail("tools", "fix tools.servers in the configuration", "%v", err)
+		return
+	}
+	defer host.Close()
+	for i, s := range cfg.Tools.Servers {
+		list, err := host.Tools(ctx, s.Name)
+		if err != nil {
+			r.fail("tools", toolsHint(i, s, err), "%s: cannot start or reach the server: %v", s.Name, err)
+			continue
+		}
+		approval := 0
+		for _, t := range list {
+			if t.Risk.NeedsApproval() {
+				approval++
+			}
+		}
+		r.ok("tools", "%s: %d tools, %d need approval (%s)", s.Name, len(list), approval, serverWhere(s))
+		for _, t := range list {
+			r.detail("%-28s %s", t.Name, riskLabel(t.Risk))
+		}
+	}
+	r.ok("tools", "loaded by default: %s", joinOr(cfg.Tools.DefaultToolsets, "none"))
+}
+
+func serverWhere(s config.MCPServer) string {
+	if s.URL != "" {
+		return s.URL
+	}
+	return strings.Join(append([]string{s.Command}, s.Args...), " ")
+}
+
+func riskLabel(r core.Risk) string {
+	switch r {
+	case core.RiskRead:
+		return "read"
+	case core.RiskDestructive:
+		return "destructive (needs approval)"
+	default:
+		return string(r) + " (needs approval)"
+	}
+}
+
+func toolsHint(i int, s config.MCPServer, err error) string {
+	key := fmt.Sprintf("tools.servers[%d]", i)
+	switch {
+	case s.Command != "" && (errors.Is(err, exec.ErrNotFound) || strings.Contains(err.Error(), "executable file not found") || strings.Contains(err.Error(), "no such file")):
+		return fmt.Sprintf("install %q or correct %s.command (it must be an executable on opsgate's PATH)", s.Command, key)
+	case s.Command != "":
+		return fmt.Sprintf("run `%s` by hand to see why it fails; check %s.args and %s.env", serverWhere(s), key, key)
+	default:
+		return fmt.Sprintf("check that the server is running and that %s.url (%s) is reachable from here; add %s.headers if it needs authentication", key, s.URL, key)
+	}
+}
+
+func (e *env) checkStore(ctx context.Context, r *report, cfg *config.Config) {
+	path, err := cfg.Store.SQLitePath()
+	if err != nil {
+		r.fail("store", "set store.url to sqlite://PATH", "%v", err)
+		return
+	}
+	store, err := sqlite.Open(ctx, path)
+	if err != nil {
+		r.fail("store", "check that the directory of store.url exists or can be created and is writable, and that no newer opsgate migrated it", "%v", err)
+		return
+	}
+	defer store.Close()
+	if err := store.Ping(ctx); err != nil {
+		r.fail("store", "check the permissions and free space of "+path, "%v", err)
+		return
+	}
+	v, err := store.SchemaVersion(ctx)
+	if err != nil {
+		r.fail("store", "", "%v", err)
+		return
+	}
+	r.ok("store", "sqlite %s (schema version %d)", path, v)
+}
+
+// checkRest reports what is configured but not yet part of this build.
+func (e *env) checkRest(r *report, cfg *config.Config) {
+	for _, a := range []struct {
+		name string
+		on   bool
+	}{
+		{"telegram", cfg.Telegram.Token != ""},
+		{"slack", cfg.Slack.BotToken != ""},
+		{"discord", cfg.Discord.Token != ""},
+	} {
+		if a.on {
+			r.warn("adapter", "%s is configured but not available in this build yet", a.name)
+		}
+	}
+	if len(cfg.Schedules) > 0 {
+		r.warn("sched", "%d schedule(s) configured but schedules are not available in this build yet", len(cfg.Schedules))
+	}
+	if cfg.Policy.File != "" {
+		r.warn("policy", "policy.file %s is not enforced by this build yet: requesters approve their own requests", cfg.Policy.File)
+	}
+}

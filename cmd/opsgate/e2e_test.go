@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/opsgate/opsgate/core/coretest/llmfake"
+	"github.com/opsgate/opsgate/core/coretest/mcpfake"
+)
+
+// The end-to-end tests run the real binary, built once per test process.
+const e2eVersion = "v0.0.0-e2e"
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binPath string
+	binErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+func opsgateBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "opsgate-e2e-"); binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "opsgate")
+		cmd := exec.Command("go", "build", "-ldflags", "-X main.version="+e2eVersion, "-o", binPath, ".")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = errors.New("go build: " + err.Error() + "\n" + string(out))
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// runBinary runs opsgate with args and stdin in dir, with an environment
+// that has nothing of the test process but PATH and HOME.
+func runBinary(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, opsgateBinary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "USER=sre"}
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	default:
+		t.Fatalf("run opsgate: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("opsgate %s did not finish:\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), out.String(), errOut.String())
+	}
+	return out.String(), errOut.String(), code
+}
+
+func toolCall(id, name, args string) llmfake.Reply {
+	return llmfake.Reply{ToolCalls: []llmfake.ToolCall{{ID: id, Name: name, Arguments: args}}}
+}
+
+// TestBinaryChatReadDeniedApprovedWrite is the acceptance scenario: a
+// scripted chat over stdin in which a read tool runs without approval, a
+// write tool is denied (and the model hears why), and the same write tool
+// is approved and runs with exactly the approved arguments.
+func TestBinaryChatReadDeniedApprovedWrite(t *testing.T) {
+	dir := t.TempDir()
+	llm := llmfake.New(t)
+	mcp := mcpfake.New()
+	cfg := writeConfig(t, dir, llm.URL, mcp.ServeHTTP(t), "")
+	llm.Push(
+		// 1: a read tool, then the answer.
+		toolCall("c1", "get_pods", `{"namespace":"prod"}`),
+		llmfake.Reply{Text: "There are 3 pods in prod, all Running."},
+		// 2: load the write tools, ask to scale: denied.
+		toolCall("c2", "load_toolset", `{"toolset":"k8s","include_write_tools":true}`),
+		toolCall("c3", "scale_deployment", `{"name":"web","replicas":3}`),
+		llmfake.Reply{Text: "Understood: web was not scaled."},
+		// 3: ask again: approved.
+		toolCall("c4", "scale_deployment", `{"name":"web","replicas":3}`),
+		llmfake.Reply{Text: "Scaled web to 3 replicas."},
+	)
+	stdin := "list the pods in prod\nscale web to 3\nn\nscale web to 3, I am sure\ny\n"
+
+	stdout, stderr, code := runBinary(t, dir, stdin, "chat", "--config", cfg)
+	me := localUser(testEnv("USER", "sre")).Name // the binary runs as the same OS user
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	t.Logf("stdout:\n%s", stdout)
+
+	type call struct {
+		Tool string
+		Args map[string]any
+	}
+	var got []call
+	for _, c := range mcp.Calls() {
+		got = append(got, call{c.Tool, c.Args})
+	}
+	want := []call{
+		{"get_pods", map[string]any{"namespace": "prod"}},
+		{"scale_deployment", map[string]any{"name": "web", "replicas": 3.0}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("MCP calls (-want +got):\n%s", diff)
+	}
+
+	mustInOrder(t, stdout,
+		"⏳ get_pods namespace=prod\n",
+		"✅ get_pods ",
+		"There are 3 pods in prod, all Running.\n",
+		"⚠ approval needed: scale_deployment on k8s (write)\n",
+		`    arguments: {"name":"web","replicas":3}`+"\n",
+		"approve scale_deployment? [y/N]\n",
+		"✖ scale_deployment denied by "+me+"\n",
+		"Understood: web was not scaled.\n",
+		"⚠ approval needed: scale_deployment on k8s (write)\n",
+		"approve scale_deployment? [y/N]\n",
+		"✔ scale_deployment approved by "+me+"\n",
+		"⏳ scale_deployment name=web replicas=3\n",
+		"✅ scale_deployment ",
+		"Scaled web to 3 replicas.\n",
+	)
+	if strings.Contains(stdout, "\x1b[") {
+		t.Errorf("stdout is not a terminal but has ANSI escapes:\n%q", stdout)
+	}
+
+	reqs := llm.Requests()
+	if len(reqs) != 7 {
+		t.Fatalf("%d model requests, want 7", len(reqs))
+	}
+	// The model heard about the denial in the request after it.
+	last := reqs[4].Messages[len(reqs[4].Messages)-1]
+	if last.Role != "tool" || last.ToolCallID != "c3" || !strings.Contains(last.Content, "denied by "+me) {
+		t.Errorf("request 5 ends with %+v, want the denial of c3", last)
+	}
+}
+
+// mustInOrder checks that the wants appear in s in this order.
+func mustInOrder(t *testing.T, s string, wants ...string) {
+	t.Helper()
+	rest := s
+	for _, w := range wants {
+		i := strings.Index(rest, w)
+		if i < 0 {
+			t.Errorf("output lacks %q after the previous expectations; full output:\n%s", w, s)
+			return
+		}
+		rest = rest[i+len(w):]
+	}
+}
+
+func TestBinaryDoctorReportsServerThatCannotStart(t *testing.T) {
+	dir := t.TempDir()
+	llm := llmfake.New(t)
+	mcp := mcpfake.New()
+	missing := filepath.Join(dir, "no-such-mcp-server")
+	cfg := writeConfig(t, dir, llm.URL, mcp.ServeHTTP(t), "    - name: broken\n      command: "+missing+"\n")
+
+	stdout, stderr, code := runBinary(t, dir, "", "doctor", "--config", cfg)
+	if code == 0 {
+		t.Fatalf("doctor exited 0 with a broken server\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	mustInOrder(t, stdout,
+		"opsgate "+e2eVersion+" doctor\n",
+		"ok    config  "+cfg+"\n",
+		"ok    llm     fake-model at "+llm.URL+"\n",
+		"ok    tools   k8s: 6 tools, 3 need approval",
+		"delete_namespace             destructive (needs approval)\n",
+		"get_pods                     read\n",
+		"scale_deployment             write (needs approval)\n",
+		"FAIL  tools   broken: cannot start or reach the server: ",
+		"fix: install \""+missing+"\" or correct tools.servers[1].command",
+		"ok    store   sqlite ",
+		"1 problem(s) found\n",
+	)
+}
+
+func TestBinaryVersion(t *testing.T) {
+	stdout, _, code := runBinary(t, t.TempDir(), "", "version")
+	if code != 0 || stdout != "opsgate "+e2eVersion+"\n" {
+		t.Errorf("version: exit %d, stdout %q", code, stdout)
+	}
+}
+
+func TestBinaryBadConfigStartsNothing(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "started")
+	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "",
+		"tools:\n  servers:\n    - {name: sh, command: sh, args: [-c, 'touch "+marker+"']}\n  default_toolsets: [sh, helm]\n")
+	for _, cmd := range []string{"chat", "serve", "migrate"} {
+		stdout, stderr, code := runBinary(t, dir, "hello\n", cmd, "--config", cfg)
+		want := "opsgate: config: tools.default_toolsets[1]: \"helm\" is not the name of a server in tools.servers\n"
+		if code != 1 || stderr != want || stdout != "" {
+			t.Errorf("%s: exit %d\nstdout %q\nstderr %q\nwant   %q", cmd, code, stdout, stderr, want)
+		}
+	}
+	for _, p := range []string{marker, filepath.Join(dir, "data")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s exists: something started despite the bad configuration", p)
+		}
+	}
+}

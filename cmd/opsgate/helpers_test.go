@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// testEnv returns a getenv over fixed values: tests never read or change
+// the process environment (so an OPENAI_API_KEY there cannot leak in).
+func testEnv(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+// writeConfig writes an opsgate.yaml for the fake LLM and, when mcpURL is
+// set, the fake MCP server as toolset k8s; extra is appended verbatim.
+func writeConfig(t *testing.T, dir, llmURL, mcpURL, extra string) string {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "llm:\n  base_url: %s\n  api_key: test-key\n  model: fake-model\n", llmURL)
+	fmt.Fprintf(&b, "store:\n  url: sqlite://%s\n", filepath.Join(dir, "data", "opsgate.db"))
+	fmt.Fprintf(&b, "server:\n  listen: 127.0.0.1:0\n")
+	if mcpURL != "" {
+		fmt.Fprintf(&b, "tools:\n  servers:\n    - name: k8s\n      url: %s\n", mcpURL)
+	}
+	b.WriteString(extra)
+	p := filepath.Join(dir, "opsgate.yaml")
+	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// syncBuffer is a writer that may be read while Main writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func mustContain(t *testing.T, what, got string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, got)
+		}
+	}
+}

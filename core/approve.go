@@ -1,0 +1,219 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Decide applies a decision to an approval request. It returns the approval
+// as decided, or: ErrNotFound; ErrNotAllowed (audited); ErrAlreadyDecided
+// with the stored approval; ErrExpired (the request is marked expired and
+// counts as denied); ErrHashMismatch when d.ActionHash is set and differs.
+// When the last pending approval of a paused run is decided, the run resumes
+// in the background, in this process.
+func (e *Engine) Decide(ctx context.Context, d Decision) (Approval, error) {
+	a, err := e.store.Approval(ctx, d.ApprovalID)
+	if err != nil {
+		return Approval{}, fmt.Errorf("core: approval %q: %w", d.ApprovalID, err)
+	}
+	if a.Status != ApprovalPending {
+		return a, ErrAlreadyDecided
+	}
+	if !e.mayDecide(a, d.Actor) {
+		e.audit(ctx, AuditEntry{Kind: AuditRefused, ConvKey: a.ConvKey, RunID: a.RunID, ApprovalID: a.ID, Actor: d.Actor,
+			Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk, Detail: "not an allowed approver"})
+		return a, ErrNotAllowed
+	}
+	if d.ActionHash != "" && d.ActionHash != a.ActionHash {
+		e.audit(ctx, AuditEntry{Kind: AuditMismatch, ConvKey: a.ConvKey, RunID: a.RunID, ApprovalID: a.ID, Actor: d.Actor,
+			Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk, Detail: "decision for action hash " + d.ActionHash})
+		return a, ErrHashMismatch
+	}
+	out := ApprovalOutcome{Status: ApprovalDenied, DecidedBy: d.Actor, Reason: d.Reason, DecidedAt: e.now()}
+	if d.Approve {
+		out.Status = ApprovalApproved
+	}
+	var result error
+	if !e.now().Before(a.ExpiresAt) {
+		out = ApprovalOutcome{Status: ApprovalExpired, DecidedAt: e.now()}
+		result = ErrExpired
+	}
+	a, err = e.settle(ctx, a, out, true)
+	if err != nil {
+		return a, err
+	}
+	return a, result
+}
+
+// mayDecide is the approver check: the configured policy, else the requester.
+func (e *Engine) mayDecide(a Approval, actor Actor) bool {
+	if actor.ID == "" {
+		return false
+	}
+	if e.cfg.MayDecide != nil {
+		return e.cfg.MayDecide(a, actor)
+	}
+	return actor.ID == a.Requester.ID
+}
+
+// settle records an approval's final status, audits it, shows it, and (with
+// resume) resumes the run when it was the last open request of its batch.
+func (e *Engine) settle(ctx context.Context, a Approval, out ApprovalOutcome, resume bool) (Approval, error) {
+	decided, err := e.store.DecideApproval(ctx, a.ID, out)
+	if err != nil {
+		if errors.Is(err, ErrAlreadyDecided) {
+			return decided, ErrAlreadyDecided
+		}
+		return a, fmt.Errorf("core: decide approval: %w", err)
+	}
+	e.audit(ctx, AuditEntry{Kind: auditKind(decided.Status), ConvKey: decided.ConvKey, RunID: decided.RunID, ApprovalID: decided.ID,
+		Actor: decided.DecidedBy, Toolset: decided.Toolset, Tool: decided.Tool, ActionHash: decided.ActionHash, Risk: decided.Risk,
+		Detail: decided.Reason})
+	e.emitDecision(ctx, decided)
+	if resume {
+		e.maybeResume(ctx, decided.RunID)
+	}
+	return decided, nil
+}
+
+func auditKind(s ApprovalStatus) string {
+	switch s {
+	case ApprovalApproved:
+		return AuditApproved
+	case ApprovalExpired:
+		return AuditExpired
+	case ApprovalSuperseded:
+		return AuditSuperseded
+	case ApprovalCancelled:
+		return AuditCancelled
+	default:
+		return AuditDenied
+	}
+}
+
+// emitDecision shows a decision on its run's event stream at once, so a card
+// updates even while other requests of the batch are still open.
+func (e *Engine) emitDecision(ctx context.Context, a Approval) {
+	out := e.outbox(a.ConvKey)
+	if out.lastSeq(a.RunID) == 0 {
+		if cp, err := e.store.Checkpoint(ctx, a.RunID); err == nil {
+			out.startSeq(a.RunID, cp.Seq)
+		}
+	}
+	typ := EventToolDenied
+	if a.Status == ApprovalApproved {
+		typ = EventToolApproved
+	}
+	info := CallInfo{ID: a.CallID, Name: a.Tool, Toolset: a.Toolset, Arguments: a.Arguments, Risk: a.Risk, RequiresApproval: true}
+	out.emit(a.RunID, Event{Type: typ, Call: &info, Approval: &a})
+}
+
+// maybeResume claims and resumes a paused run once none of its requests is
+// open. Claiming is atomic in the store, so exactly one process resumes.
+func (e *Engine) maybeResume(ctx context.Context, runID string) {
+	cp, err := e.store.Checkpoint(ctx, runID)
+	if err != nil {
+		return
+	}
+	for _, pc := range cp.Pending {
+		if pc.ApprovalID == "" {
+			continue
+		}
+		a, err := e.store.Approval(ctx, pc.ApprovalID)
+		if err != nil || a.Status == ApprovalPending {
+			return
+		}
+	}
+	cp, err = e.store.ClaimCheckpoint(ctx, runID)
+	if err != nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.sessionLocked(cp.ConvKey)
+	j := job{kind: jobResume, cp: cp}
+	if s.active == nil {
+		e.startLocked(s, j)
+		return
+	}
+	s.queue = append([]job{j}, s.queue...)
+}
+
+// ExpireApprovals marks pending approvals past their expiry as expired and
+// resumes their runs (expiry counts as a denial).
+func (e *Engine) ExpireApprovals(ctx context.Context) {
+	expired, err := e.store.ExpiredApprovals(ctx, e.now())
+	if err != nil {
+		e.log.Error("list expired approvals", "err", err)
+		return
+	}
+	for _, a := range expired {
+		if _, err := e.settle(ctx, a, ApprovalOutcome{Status: ApprovalExpired, DecidedAt: e.now()}, true); err != nil && !errors.Is(err, ErrAlreadyDecided) {
+			e.log.Error("expire approval", "approval", a.ID, "err", err)
+		}
+	}
+}
+
+// closePaused ends the conversation's paused runs without running anything:
+// status is ApprovalSuperseded (a new message arrived) or ApprovalCancelled
+// (/stop). Every pending call is answered "not executed" so the transcript
+// stays valid, and each run completes as stopped. It returns how many runs
+// it closed.
+func (e *Engine) closePaused(ctx context.Context, convKey string, status ApprovalStatus) int {
+	cps, err := e.store.Checkpoints(ctx, convKey)
+	if err != nil {
+		e.log.Error("list checkpoints", "conv", convKey, "err", err)
+		return 0
+	}
+	n := 0
+	for _, c := range cps {
+		cp, err := e.store.ClaimCheckpoint(ctx, c.RunID)
+		if err != nil {
+			continue // resumed or closed by someone else
+		}
+		n++
+		e.closeOut(ctx, cp, status)
+	}
+	return n
+}
+
+func (e *Engine) closeOut(ctx context.Context, cp Checkpoint, status ApprovalStatus) {
+	out := e.outbox(cp.ConvKey)
+	out.startSeq(cp.RunID, cp.Seq)
+	reason := "not executed: a new user message superseded this request"
+	if status == ApprovalCancelled {
+		reason = "not executed: cancelled by /stop"
+	}
+	run, err := e.store.Run(ctx, cp.RunID)
+	if err != nil {
+		e.log.Error("load paused run", "run", cp.RunID, "err", err)
+		run = Run{ID: cp.RunID, ConvKey: cp.ConvKey}
+	}
+	rs := &runState{run: run, out: out}
+	for _, pc := range cp.Pending {
+		if pc.ApprovalID != "" {
+			a, err := e.store.Approval(ctx, pc.ApprovalID)
+			if err == nil {
+				// The caller owns the claimed checkpoint: nothing to resume.
+				_, _ = e.settle(ctx, a, ApprovalOutcome{Status: status, DecidedAt: e.now()}, false)
+			}
+		}
+		res := ToolResult{Content: reason}
+		if pc.Result != nil {
+			res = *pc.Result
+		}
+		e.answer(ctx, rs, pc, res)
+	}
+	run.Status = RunStopped
+	run.EndedAt = e.now()
+	if status == ApprovalSuperseded {
+		run.Error = "superseded by a new message"
+	}
+	if err := e.store.UpdateRun(ctx, run); err != nil {
+		e.log.Error("record closed run", "run", run.ID, "err", err)
+	}
+	out.emit(run.ID, Event{Type: EventCompleted, Status: RunStopped, Text: reason})
+	out.forget(run.ID)
+	e.countRun(RunStopped)
+}

@@ -1,0 +1,294 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// maxResultChars bounds a tool result sent to the model: one huge log dump
+// must not push the conversation out of the context window.
+const maxResultChars = 20000
+
+// gate runs the batch in source order. Reads run at once (consecutive reads
+// concurrently); the first call that needs approval pauses the run with every
+// approval-needing call of the rest of the batch posted for decision.
+func (e *Engine) gate(ctx context.Context, rs *runState) node {
+	bg := context.WithoutCancel(ctx)
+	if !rs.resumed { // a resumed batch was announced before the pause
+		e.announce(rs)
+	}
+	rs.resumed = false
+	batch := rs.batch
+	rs.batch = nil
+	for i := 0; i < len(batch); {
+		if ctx.Err() != nil {
+			e.answerRest(bg, rs, batch[i:], "not executed: the run was stopped")
+			rs.status = RunStopped
+			return nodeFinal
+		}
+		if e.hasSteer(rs.act) {
+			e.answerRest(bg, rs, batch[i:], "skipped: new user message")
+			return nodeModel
+		}
+		pc := batch[i]
+		switch {
+		case pc.Result != nil:
+			e.answer(bg, rs, pc, *pc.Result)
+			i++
+		case pc.Tool.Name == LoadToolsetTool && pc.Tool.Toolset == "":
+			info := callInfo(pc)
+			rs.out.emit(rs.run.ID, Event{Type: EventToolExecuting, Call: &info})
+			res := e.loadToolset(bg, rs, pc.Call.Arguments)
+			e.emitResult(rs, pc, res, 0)
+			e.answer(bg, rs, pc, res)
+			i++
+		case pc.Tool.Risk.NeedsApproval() && pc.ApprovalID == "":
+			if err := e.pause(bg, rs, batch[i:]); err != nil {
+				e.answerRest(bg, rs, batch[i:], "not executed: opsgate could not record the approval request")
+				return e.fail(rs, err)
+			}
+			rs.status = RunAwaitingApproval
+			return nodeFinal
+		case pc.Tool.Risk.NeedsApproval():
+			e.answer(bg, rs, pc, e.runApproved(ctx, rs, pc))
+			i++
+		default:
+			j := i
+			for j < len(batch) && batch[j].Result == nil && !batch[j].Tool.Risk.NeedsApproval() && batch[j].Tool.Name != LoadToolsetTool {
+				j++
+			}
+			results := e.runReads(ctx, rs, batch[i:j])
+			for k, res := range results {
+				e.answer(bg, rs, batch[i+k], res)
+			}
+			i = j
+		}
+	}
+	return nodeModel
+}
+
+// announce emits tools.pending for a new batch.
+func (e *Engine) announce(rs *runState) {
+	infos := make([]CallInfo, len(rs.batch))
+	for i, pc := range rs.batch {
+		infos[i] = callInfo(pc)
+	}
+	rs.out.emit(rs.run.ID, Event{Type: EventToolsPending, Calls: infos})
+}
+
+func callInfo(pc PendingCall) CallInfo {
+	return CallInfo{
+		ID: pc.Call.ID, Name: pc.Call.Name, Toolset: pc.Tool.Toolset, Arguments: pc.Call.Arguments,
+		Risk: pc.Tool.Risk, RequiresApproval: pc.Result == nil && pc.Tool.Risk.NeedsApproval() && pc.Tool.Name != LoadToolsetTool,
+	}
+}
+
+// answer stores the call's result in the transcript.
+func (e *Engine) answer(ctx context.Context, rs *runState, pc PendingCall, res ToolResult) {
+	content := res.Content
+	if len(content) > maxResultChars {
+		content = truncate(content, maxResultChars) + fmt.Sprintf("\n[truncated: the result had %d bytes]", len(res.Content))
+	}
+	if res.IsError && content == "" {
+		content = "error"
+	}
+	if err := e.appendMessages(ctx, rs, Message{Role: RoleTool, ToolCallID: pc.Call.ID, Name: pc.Call.Name, Content: content}); err != nil {
+		e.log.Error("store tool result", "run", rs.run.ID, "err", err)
+	}
+}
+
+func (e *Engine) answerRest(ctx context.Context, rs *runState, rest []PendingCall, text string) {
+	for _, pc := range rest {
+		res := ToolResult{Content: text}
+		if pc.Result != nil {
+			res = *pc.Result
+		}
+		e.answer(ctx, rs, pc, res)
+	}
+}
+
+// runReads runs read-only calls concurrently and returns their results in order.
+func (e *Engine) runReads(ctx context.Context, rs *runState, calls []PendingCall) []ToolResult {
+	results := make([]ToolResult, len(calls))
+	var wg sync.WaitGroup
+	for k, pc := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[k] = e.execTool(ctx, rs, pc, pc.Call.Arguments, Actor{ID: rs.run.Requester.ID, Name: rs.run.Requester.Name}, nil)
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// runApproved executes a call whose approval was decided, only if it was
+// approved and the action about to run hashes to exactly what was approved.
+func (e *Engine) runApproved(ctx context.Context, rs *runState, pc PendingCall) ToolResult {
+	bg := context.WithoutCancel(ctx)
+	a, err := e.store.Approval(bg, pc.ApprovalID)
+	if err != nil {
+		return ToolResult{IsError: true, Content: "not executed: the approval request could not be read: " + err.Error()}
+	}
+	switch a.Status {
+	case ApprovalApproved:
+	case ApprovalDenied:
+		text := "denied by " + a.DecidedBy.String()
+		if a.Reason != "" {
+			text += ": " + a.Reason
+		}
+		return ToolResult{Content: text + ". The tool was not run."}
+	case ApprovalExpired:
+		return ToolResult{Content: "not executed: the approval request expired without a decision, which counts as a denial."}
+	default:
+		return ToolResult{Content: fmt.Sprintf("not executed: the approval request is %s.", a.Status)}
+	}
+	callHash, err1 := ActionHash(pc.Tool.Toolset, pc.Tool.Remote, pc.Call.Arguments)
+	storedHash, err2 := ActionHash(a.Toolset, a.Tool, a.Arguments)
+	if err := errors.Join(err1, err2); err != nil || callHash != a.ActionHash || storedHash != a.ActionHash ||
+		a.CallID != pc.Call.ID || a.RunID != rs.run.ID {
+		e.audit(bg, AuditEntry{Kind: AuditMismatch, ConvKey: rs.run.ConvKey, RunID: rs.run.ID, ApprovalID: a.ID,
+			Actor: a.DecidedBy, Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk,
+			Detail: fmt.Sprintf("call hash %s, stored action hash %s", callHash, storedHash)})
+		info := callInfo(pc)
+		msg := "refused: the action about to run does not match the approved action; nothing was run"
+		rs.out.emit(rs.run.ID, Event{Type: EventToolError, Call: &info, Error: msg})
+		return ToolResult{IsError: true, Content: msg + "."}
+	}
+	// What runs is exactly what was approved: the stored canonical arguments.
+	return e.execTool(ctx, rs, pc, a.Arguments, a.DecidedBy, &a)
+}
+
+// execTool runs one tool call and reports it. A Go error from the host is
+// turned into an error result naming the server; it is never retried here
+// (the host restarts the server on next use).
+func (e *Engine) execTool(ctx context.Context, rs *runState, pc PendingCall, args []byte, actor Actor, a *Approval) ToolResult {
+	id := rs.run.ID
+	info := callInfo(pc)
+	info.Arguments = args
+	rs.out.emit(id, Event{Type: EventToolExecuting, Call: &info})
+	start := e.now()
+	res, err := e.tools.Call(ctx, pc.Tool, args, func(p Progress) {
+		pi := info
+		pi.Progress = &p
+		rs.out.emit(id, Event{Type: EventToolProgress, Call: &pi})
+	})
+	dur := e.now().Sub(start)
+	if err != nil {
+		if ctx.Err() != nil {
+			res = ToolResult{IsError: true, Content: "cancelled: the run was stopped while the tool was running"}
+		} else {
+			res = ToolResult{IsError: true, Content: err.Error() + "; the server will be restarted on next use"}
+		}
+	}
+	e.emitResult(rs, pc, res, dur)
+	entry := AuditEntry{Kind: AuditExecuted, ConvKey: rs.run.ConvKey, RunID: id, Actor: actor,
+		Toolset: pc.Tool.Toolset, Tool: pc.Tool.Remote, Risk: pc.Tool.Risk, Duration: dur}
+	if h, herr := ActionHash(pc.Tool.Toolset, pc.Tool.Remote, args); herr == nil {
+		entry.ActionHash = h
+	}
+	if a != nil {
+		entry.ApprovalID = a.ID
+	}
+	if res.IsError {
+		entry.Kind = AuditFailed
+		entry.Detail = truncate(res.Content, 500)
+	}
+	e.audit(context.WithoutCancel(ctx), entry)
+	return res
+}
+
+func (e *Engine) emitResult(rs *runState, pc PendingCall, res ToolResult, dur time.Duration) {
+	info := callInfo(pc)
+	info.Result = truncate(res.Content, 2000)
+	info.IsError = res.IsError
+	ev := Event{Type: EventToolResult, Call: &info, Duration: dur}
+	if res.IsError {
+		ev.Type = EventToolError
+		ev.Error = truncate(res.Content, 500)
+	}
+	rs.out.emit(rs.run.ID, ev)
+}
+
+// pause creates the approval requests of the rest of the batch, checkpoints
+// the run and posts the requests. The checkpoint is stored before anyone can
+// see a button, so that no decision can arrive for a run that cannot resume.
+func (e *Engine) pause(ctx context.Context, rs *runState, rest []PendingCall) error {
+	now := e.now()
+	rest = append([]PendingCall(nil), rest...)
+	var approvals []Approval
+	for k := range rest {
+		pc := &rest[k]
+		if pc.Result != nil || !pc.Tool.Risk.NeedsApproval() || pc.Tool.Name == LoadToolsetTool {
+			continue
+		}
+		hash, err := ActionHash(pc.Tool.Toolset, pc.Tool.Remote, pc.Call.Arguments)
+		if err != nil {
+			return err
+		}
+		a := Approval{
+			ID: newID(), RunID: rs.run.ID, ConvKey: rs.run.ConvKey, CallID: pc.Call.ID,
+			Toolset: pc.Tool.Toolset, Tool: pc.Tool.Remote, Arguments: pc.Call.Arguments, ActionHash: hash,
+			Risk: pc.Tool.Risk, Requester: rs.run.Requester, Status: ApprovalPending,
+			CreatedAt: now, ExpiresAt: now.Add(e.cfg.ApprovalExpiry),
+		}
+		pc.ApprovalID = a.ID
+		approvals = append(approvals, a)
+	}
+	if err := e.store.CreateApprovals(ctx, approvals...); err != nil {
+		return err
+	}
+	for _, a := range approvals {
+		e.audit(ctx, AuditEntry{Kind: AuditProposed, ConvKey: a.ConvKey, RunID: a.RunID, ApprovalID: a.ID,
+			Actor: a.Requester, Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk})
+	}
+	cp := Checkpoint{
+		RunID: rs.run.ID, ConvKey: rs.run.ConvKey, Requester: rs.run.Requester, Pending: rest,
+		Toolsets: rs.toolsets, Iteration: rs.run.Iterations, CreatedAt: now,
+		// The approval events and completed follow right away.
+		Seq: rs.out.lastSeq(rs.run.ID) + int64(len(approvals)) + 1,
+	}
+	if err := e.store.SaveCheckpoint(ctx, cp); err != nil {
+		return err
+	}
+	for _, a := range approvals {
+		a := a
+		pc := rest[indexOfApproval(rest, a.ID)]
+		info := callInfo(pc)
+		rs.out.emit(rs.run.ID, Event{Type: EventToolAwaitingApproval, Call: &info, Approval: &a})
+	}
+	return nil
+}
+
+func indexOfApproval(calls []PendingCall, id string) int {
+	for i, pc := range calls {
+		if pc.ApprovalID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (e *Engine) audit(ctx context.Context, entry AuditEntry) {
+	if entry.Time.IsZero() {
+		entry.Time = e.now()
+	}
+	if err := e.store.AppendAudit(ctx, entry); err != nil {
+		e.log.Error("audit append failed", "kind", entry.Kind, "run", entry.RunID, "err", err)
+	}
+}
+
+// truncate cuts s to at most n bytes on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

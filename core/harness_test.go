@@ -1,0 +1,242 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
+	"github.com/opsgate/opsgate/core/coretest/llmfake"
+	"github.com/opsgate/opsgate/core/coretest/mcpfake"
+	"github.com/opsgate/opsgate/core/llm"
+	"github.com/opsgate/opsgate/core/tools"
+	"github.com/opsgate/opsgate/memory/sqlite"
+)
+
+// The engine acceptance tests run the whole stack through public surfaces:
+// an OpenAI-compatible SSE server, the openai-go client, real in-process MCP
+// servers behind mcp-go, and the SQLite store.
+
+const conv = "terminal:alice"
+
+var (
+	alice = core.Actor{ID: "alice", Name: "Alice"}
+	bob   = core.Actor{ID: "bob", Name: "Bob"}
+)
+
+type harness struct {
+	t     *testing.T
+	llm   *llmfake.Server
+	k8s   *mcpfake.Fixture
+	host  *tools.Host
+	store *sqlite.Store
+	rec   *coretest.Recorder
+	eng   *core.Engine
+	cfg   core.Config
+	msgN  atomic.Int64
+}
+
+type option func(*harness, *[]tools.ServerConfig)
+
+func withConfig(f func(*core.Config)) option {
+	return func(h *harness, _ *[]tools.ServerConfig) { f(&h.cfg) }
+}
+
+func withServer(sc tools.ServerConfig) option {
+	return func(_ *harness, s *[]tools.ServerConfig) { *s = append(*s, sc) }
+}
+
+func newHarness(t *testing.T, opts ...option) *harness {
+	t.Helper()
+	h := &harness{t: t, llm: llmfake.New(t), k8s: mcpfake.New()}
+	h.cfg = core.Config{
+		SystemPrompt:    "You are opsgate.",
+		DefaultToolsets: []string{"k8s"},
+		Retry:           core.RetryPolicy{Base: 5 * time.Millisecond},
+	}
+	servers := []tools.ServerConfig{{Name: "k8s", InProcess: h.k8s.Server}}
+	for _, o := range opts {
+		o(h, &servers)
+	}
+	host, err := tools.New(servers, tools.WithLogger(testLogger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { host.Close() })
+	h.host = host
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "opsgate.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	h.store = st
+	h.eng, h.rec = h.newEngine()
+	return h
+}
+
+// newEngine starts another engine over the same store, model and tools, as a
+// restarted (or second) opsgate process would.
+func (h *harness) newEngine() (*core.Engine, *coretest.Recorder) {
+	h.t.Helper()
+	model, err := llm.New(llm.Config{BaseURL: h.llm.URL, APIKey: "test-key", Model: "test-model"})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	rec := coretest.NewRecorder()
+	eng, err := core.NewEngine(h.cfg, core.Deps{Model: model, Tools: h.host, Store: h.store, Sender: rec, Logger: testLogger(h.t)})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		eng.Shutdown(ctx)
+	})
+	return eng, rec
+}
+
+// say sends a user message from alice.
+func (h *harness) say(text string) {
+	h.t.Helper()
+	h.sayAs(alice, text)
+}
+
+func (h *harness) sayAs(who core.Actor, text string) {
+	h.t.Helper()
+	id := fmt.Sprintf("m%d", h.msgN.Add(1))
+	if err := h.eng.Handle(context.Background(), core.Inbound{ConvKey: conv, MessageID: id, User: who, Text: text}); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// loadWriteTools lets the conversation use k8s write tools from the start,
+// as if the model had called load_toolset with include_write_tools.
+func (h *harness) loadWriteTools() {
+	h.t.Helper()
+	ctx := context.Background()
+	c, err := h.store.Conversation(ctx, conv)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	c.Toolsets = []core.Toolset{{Name: "k8s", Write: true}}
+	if err := h.store.UpdateConversation(ctx, c); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// pausedApproval waits for the n-th awaiting_approval event and returns its request.
+func (h *harness) pausedApproval(rec *coretest.Recorder, n int) core.Approval {
+	h.t.Helper()
+	ev := rec.Wait(h.t, 10*time.Second, n, coretest.Of(core.EventToolAwaitingApproval))
+	if ev.Approval == nil {
+		h.t.Fatalf("tool.awaiting_approval without an approval: %+v", ev)
+	}
+	return *ev.Approval
+}
+
+func (h *harness) decide(id string, who core.Actor, approve bool, reason string) (core.Approval, error) {
+	return h.eng.Decide(context.Background(), core.Decision{ApprovalID: id, Actor: who, Approve: approve, Reason: reason})
+}
+
+func call(id, name, args string) llmfake.ToolCall {
+	return llmfake.ToolCall{ID: id, Name: name, Arguments: args}
+}
+
+func toolCalls(calls ...llmfake.ToolCall) llmfake.Reply { return llmfake.Reply{ToolCalls: calls} }
+
+func text(s string) llmfake.Reply { return llmfake.Reply{Text: s} }
+
+// lastToolResult returns the content of the tool message answering callID in
+// the request.
+func toolResult(t *testing.T, req llmfake.Request, callID string) string {
+	t.Helper()
+	for _, m := range req.Messages {
+		if m.Role == "tool" && m.ToolCallID == callID {
+			return m.Content
+		}
+	}
+	t.Fatalf("request has no result for call %s: %+v", callID, req.Messages)
+	return ""
+}
+
+func toolNames(req llmfake.Request) []string {
+	var out []string
+	for _, tl := range req.Tools {
+		out = append(out, tl.Name)
+	}
+	return out
+}
+
+func calledTools(f *mcpfake.Fixture) []string {
+	var out []string
+	for _, c := range f.Calls() {
+		out = append(out, c.Tool)
+	}
+	return out
+}
+
+func hasType(evs []core.Event, typ core.EventType) bool {
+	for _, ev := range evs {
+		if ev.Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// indexOf returns the position of the first event of typ at or after from, or -1.
+func indexOf(evs []core.Event, from int, typ core.EventType) int {
+	for i := from; i < len(evs); i++ {
+		if evs[i].Type == typ {
+			return i
+		}
+	}
+	return -1
+}
+
+// assertOrder checks that the types appear in this order (not necessarily adjacent).
+func assertOrder(t *testing.T, evs []core.Event, types ...core.EventType) {
+	t.Helper()
+	at := 0
+	for _, typ := range types {
+		i := indexOf(evs, at, typ)
+		if i < 0 {
+			t.Fatalf("no %s after position %d; events:\n%s", typ, at, coretest.Dump(evs))
+		}
+		at = i + 1
+	}
+}
+
+// testLogger routes logs to t.Log until the test's cleanup, and drops
+// them after (background goroutines may still log while shutting down).
+func testLogger(t testing.TB) *slog.Logger {
+	w := &testWriter{t: t}
+	t.Cleanup(func() {
+		w.mu.Lock()
+		w.done = true
+		w.mu.Unlock()
+	})
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type testWriter struct {
+	mu   sync.Mutex
+	t    testing.TB
+	done bool
+}
+
+func (w *testWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.t.Log(strings.TrimRight(string(p), "\n"))
+	}
+	return len(p), nil
+}

@@ -1,0 +1,244 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// runState is what one run carries through the graph.
+type runState struct {
+	run       Run
+	act       *activeRun
+	out       *outbox
+	toolsets  []Toolset
+	msgs      []Message // the transcript, as stored
+	resumed   bool
+	batch     []PendingCall // the tool calls the gate works on
+	offered   map[string]Tool
+	memoryMsg string // memory_prepare's additional system message for this turn
+	memLoaded bool
+	reported  map[string]bool // unavailable toolsets already told to the user
+	started   time.Time
+
+	status    RunStatus
+	finalText string
+}
+
+// node is a step of the run graph (DESIGN §2).
+type node int
+
+const (
+	nodeEntry node = iota
+	nodeMemory
+	nodeModel
+	nodeGate
+	nodeFinal
+	nodeEnd
+)
+
+// execute prepares the run for j and walks the graph to its end.
+func (e *Engine) execute(s *session, a *activeRun, j job) {
+	// Store writes use a context that a stop does not cancel: a stopped run
+	// must still record how it ended.
+	bg := context.WithoutCancel(a.ctx)
+	var rs *runState
+	var err error
+	switch j.kind {
+	case jobNew:
+		rs, err = e.newRun(bg, s, a, j.in)
+	case jobResume:
+		rs, err = e.resumeRun(bg, s, a, j.cp)
+	}
+	if err != nil {
+		e.log.Error("run could not start", "conv", s.key, "err", err)
+		runID := a.id
+		if runID == "" {
+			runID = newID()
+		}
+		s.out.emit(runID, Event{Type: EventWorkflowError, Error: "opsgate could not start this run: " + err.Error(), Text: "opsgate could not start this run: " + err.Error()})
+		s.out.emit(runID, Event{Type: EventCompleted, Status: RunError})
+		s.out.forget(runID)
+		return
+	}
+	n := nodeEntry
+	for n != nodeEnd {
+		switch n {
+		case nodeEntry:
+			n = e.entry(a.ctx, rs)
+		case nodeMemory:
+			n = e.memoryPrepare(a.ctx, rs)
+		case nodeModel:
+			n = e.modelStep(a.ctx, rs)
+		case nodeGate:
+			n = e.gate(a.ctx, rs)
+		case nodeFinal:
+			e.final(bg, rs)
+			n = nodeEnd
+		}
+	}
+}
+
+func (e *Engine) newRun(ctx context.Context, s *session, a *activeRun, in Inbound) (*runState, error) {
+	// A new message supersedes approvals still waiting in this conversation:
+	// their calls are answered "not executed" before the new message.
+	e.closePaused(ctx, s.key, ApprovalSuperseded)
+
+	conv, err := e.store.Conversation(ctx, s.key)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := e.store.Messages(ctx, s.key)
+	if err != nil {
+		return nil, err
+	}
+	fresh := len(msgs) == 0
+	if fresh && len(conv.Toolsets) == 0 {
+		for _, name := range e.cfg.DefaultToolsets {
+			conv.Toolsets = append(conv.Toolsets, Toolset{Name: name})
+		}
+	}
+	run := Run{ID: newID(), ConvKey: s.key, Requester: in.User, Status: RunRunning, StartedAt: e.now()}
+	e.mu.Lock()
+	a.id = run.ID
+	e.mu.Unlock()
+	if err := e.store.CreateRun(ctx, run); err != nil {
+		return nil, err
+	}
+	rs := &runState{run: run, act: a, out: s.out, toolsets: conv.Toolsets, msgs: msgs, started: e.now()}
+	s.out.emit(run.ID, Event{Type: EventReady})
+	if err := e.appendMessages(ctx, rs, Message{Role: RoleUser, Content: in.Text, Time: in.Time}); err != nil {
+		return nil, err
+	}
+	if fresh {
+		conv.Title = title(in.Text)
+		if err := e.store.UpdateConversation(ctx, conv); err != nil {
+			return nil, err
+		}
+		s.out.emit(run.ID, Event{Type: EventConversationTitle, Text: conv.Title})
+	}
+	return rs, nil
+}
+
+func (e *Engine) resumeRun(ctx context.Context, s *session, a *activeRun, cp Checkpoint) (*runState, error) {
+	e.mu.Lock()
+	a.id = cp.RunID
+	e.mu.Unlock()
+	s.out.startSeq(cp.RunID, cp.Seq)
+	run, err := e.store.Run(ctx, cp.RunID)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := e.store.Messages(ctx, cp.ConvKey)
+	if err != nil {
+		return nil, err
+	}
+	run.Status = RunRunning
+	if err := e.store.UpdateRun(ctx, run); err != nil {
+		return nil, err
+	}
+	return &runState{
+		run: run, act: a, out: s.out, toolsets: cp.Toolsets, msgs: msgs,
+		resumed: true, batch: cp.Pending, memLoaded: true, started: e.now(),
+	}, nil
+}
+
+// entry routes a fresh turn to memory_prepare and a resumed one to the gate.
+func (e *Engine) entry(ctx context.Context, rs *runState) node {
+	if !rs.resumed {
+		rs.memLoaded = false
+	}
+	if len(rs.batch) > 0 {
+		// The gate answers a stopped resume with "not executed" results, so
+		// the transcript stays whole.
+		return nodeGate
+	}
+	if ctx.Err() != nil {
+		rs.status = RunStopped
+		return nodeFinal
+	}
+	return nodeMemory
+}
+
+// memoryPrepare injects relevant long-term memory as an additional system
+// message. Failures are logged and never fail the run.
+func (e *Engine) memoryPrepare(ctx context.Context, rs *runState) node {
+	if !e.cfg.MemoryEnabled || rs.memLoaded {
+		return nodeModel
+	}
+	rs.memLoaded = true
+	query := ""
+	for i := len(rs.msgs) - 1; i >= 0; i-- {
+		if rs.msgs[i].Role == RoleUser {
+			query = rs.msgs[i].Content
+			break
+		}
+	}
+	mc, err := e.memory.Retrieve(ctx, rs.run.ConvKey, query, e.cfg.MemoryTokenBudget)
+	if err != nil {
+		e.log.Warn("memory retrieval failed; continuing without memory", "conv", rs.run.ConvKey, "err", err)
+		return nodeModel
+	}
+	var b strings.Builder
+	if mc.Trusted != "" {
+		fmt.Fprintf(&b, "<memory_context>\n%s\n</memory_context>\n", mc.Trusted)
+	}
+	if mc.Untrusted != "" {
+		fmt.Fprintf(&b, "<untrusted_memory_candidates>\n%s\n</untrusted_memory_candidates>\n", mc.Untrusted)
+	}
+	rs.memoryMsg = b.String()
+	rs.out.emit(rs.run.ID, Event{Type: EventMemoryContextLoaded, Text: fmt.Sprintf("%d memory hits", mc.Hits)})
+	return nodeModel
+}
+
+// final records how the run ended and emits completed.
+func (e *Engine) final(ctx context.Context, rs *runState) {
+	if rs.status == "" {
+		rs.status = RunDone
+	}
+	rs.run.Status = rs.status
+	rs.run.Duration += e.now().Sub(rs.started)
+	if rs.status != RunAwaitingApproval {
+		rs.run.EndedAt = e.now()
+	}
+	if err := e.store.UpdateRun(ctx, rs.run); err != nil {
+		e.log.Error("record run end", "run", rs.run.ID, "err", err)
+	}
+	usage := rs.run.Usage
+	rs.out.emit(rs.run.ID, Event{Type: EventCompleted, Status: rs.status, Text: rs.finalText, Usage: &usage, Duration: rs.run.Duration})
+	if rs.status != RunAwaitingApproval {
+		rs.out.forget(rs.run.ID)
+	}
+	e.countRun(rs.status)
+}
+
+// appendMessages stores messages and adds them to the run's transcript.
+func (e *Engine) appendMessages(ctx context.Context, rs *runState, msgs ...Message) error {
+	for i := range msgs {
+		msgs[i].RunID = rs.run.ID
+		if msgs[i].Time.IsZero() {
+			msgs[i].Time = e.now()
+		}
+	}
+	if err := e.store.AppendMessages(ctx, rs.run.ConvKey, msgs...); err != nil {
+		return fmt.Errorf("core: store messages: %w", err)
+	}
+	rs.msgs = append(rs.msgs, msgs...)
+	return nil
+}
+
+// title is a conversation title made from its first message, without a
+// model call: the first line, cut at 60 characters.
+func title(text string) string {
+	t := strings.TrimSpace(text)
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		t = t[:i]
+	}
+	if utf8.RuneCountInString(t) > 60 {
+		r := []rune(t)
+		t = strings.TrimSpace(string(r[:59])) + "…"
+	}
+	return t
+}

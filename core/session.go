@@ -1,0 +1,195 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// session is the in-process state of one conversation: its outbox, its
+// active run and what waits behind it. Guarded by Engine.mu.
+type session struct {
+	key    string
+	out    *outbox
+	active *activeRun
+	queue  []job
+}
+
+// activeRun is the handle on the run a session is executing.
+type activeRun struct {
+	id     string // set by the run once it exists
+	ctx    context.Context
+	cancel context.CancelFunc
+	steer  []Inbound // messages to inject before the next model call
+}
+
+type jobKind int
+
+const (
+	jobNew    jobKind = iota // a new user turn
+	jobResume                // a paused run whose approvals are all decided
+)
+
+type job struct {
+	kind jobKind
+	in   Inbound    // jobNew
+	cp   Checkpoint // jobResume: claimed checkpoint
+	// cancelled resumes only to close the run out (stop came first).
+	cancelled bool
+}
+
+// sessionLocked returns the session for key, creating it. e.mu must be held.
+func (e *Engine) sessionLocked(key string) *session {
+	s := e.sessions[key]
+	if s == nil {
+		s = &session{key: key, out: newOutbox(e, key)}
+		e.sessions[key] = s
+	}
+	return s
+}
+
+func (e *Engine) outbox(key string) *outbox {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.sessionLocked(key).out
+}
+
+// Handle processes an inbound user message: it is stored first (a
+// redelivered MessageID is ignored), then started as a run, queued, or used
+// to steer the active run according to the queue mode. "/stop" stops the
+// active run instead. Handle returns once the message is durably stored and
+// routed; the run proceeds in the background and reports through events.
+func (e *Engine) Handle(ctx context.Context, in Inbound) error {
+	if in.ConvKey == "" {
+		return errors.New("core: inbound message without a conversation key")
+	}
+	if strings.TrimSpace(in.Text) == "" {
+		return errors.New("core: empty message")
+	}
+	if in.Time.IsZero() {
+		in.Time = e.now()
+	}
+	first, err := e.store.SaveInbound(ctx, in)
+	if err != nil {
+		return fmt.Errorf("core: store inbound message: %w", err)
+	}
+	if !first {
+		e.log.Info("duplicate inbound message ignored", "conv", in.ConvKey, "message_id", in.MessageID)
+		return nil
+	}
+	if IsStopCommand(in.Text) {
+		e.Stop(ctx, in.ConvKey)
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return errors.New("core: engine is shutting down")
+	}
+	s := e.sessionLocked(in.ConvKey)
+	if s.active == nil {
+		e.startLocked(s, job{kind: jobNew, in: in})
+		return nil
+	}
+	switch e.cfg.QueueMode {
+	case QueueSteer:
+		s.active.steer = append(s.active.steer, in)
+	case QueueFollowup:
+		s.queue = append(s.queue, job{kind: jobNew, in: in})
+	case QueueInterrupt:
+		s.queue = append([]job{{kind: jobNew, in: in}}, s.queue...)
+		s.active.cancel()
+	}
+	return nil
+}
+
+// IsStopCommand reports whether text is the stop command.
+func IsStopCommand(text string) bool {
+	return strings.EqualFold(strings.TrimSpace(text), "/stop")
+}
+
+// Stop cancels the conversation's active run (it ends with status stopped
+// within a second), drops queued messages and cancels pending approvals. It
+// reports whether there was anything to stop. A run started after Stop
+// returns is not affected.
+func (e *Engine) Stop(ctx context.Context, convKey string) bool {
+	e.mu.Lock()
+	did := false
+	if s := e.sessions[convKey]; s != nil && s.active != nil {
+		did = true
+		s.active.steer = nil
+		s.active.cancel()
+		// A resume job owns a claimed checkpoint: it must still run, to close
+		// the run out, but nothing in it may execute.
+		var keep []job
+		for _, j := range s.queue {
+			if j.kind == jobResume {
+				j.cancelled = true
+				keep = append(keep, j)
+			}
+		}
+		s.queue = keep
+	}
+	e.mu.Unlock()
+	n := e.closePaused(ctx, convKey, ApprovalCancelled)
+	return did || n > 0
+}
+
+func (e *Engine) startLocked(s *session, j job) {
+	a := newActiveRun(j)
+	s.active = a
+	e.busy.add(1)
+	go e.drive(s, a, j)
+}
+
+func newActiveRun(j job) *activeRun {
+	ctx, cancel := context.WithCancel(context.Background())
+	if j.cancelled {
+		cancel()
+	}
+	return &activeRun{ctx: ctx, cancel: cancel}
+}
+
+// drive executes j and then whatever queued up behind it, one run at a time.
+func (e *Engine) drive(s *session, a *activeRun, j job) {
+	defer e.busy.add(-1)
+	for {
+		e.execute(s, a, j)
+		a.cancel()
+		e.mu.Lock()
+		// Steering messages that came too late for the run's last model call
+		// are not lost: they start the next run.
+		var late []job
+		for _, in := range a.steer {
+			late = append(late, job{kind: jobNew, in: in})
+		}
+		s.queue = append(late, s.queue...)
+		if len(s.queue) == 0 || e.closed && s.queue[0].kind == jobNew {
+			s.active = nil
+			s.queue = nil
+			e.mu.Unlock()
+			return
+		}
+		j = s.queue[0]
+		s.queue = s.queue[1:]
+		a = newActiveRun(j)
+		s.active = a
+		e.mu.Unlock()
+	}
+}
+
+// takeSteer removes and returns the messages that steer run a.
+func (e *Engine) takeSteer(a *activeRun) []Inbound {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	msgs := a.steer
+	a.steer = nil
+	return msgs
+}
+
+func (e *Engine) hasSteer(a *activeRun) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(a.steer) > 0
+}

@@ -1,0 +1,80 @@
+package tools
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/opsgate/opsgate/core"
+)
+
+// maxDescription bounds a tool description, in characters: OpenAI rejects
+// function descriptions over 1,024 characters, and every description is
+// sent with every model call.
+const maxDescription = 1024
+
+// rejectAll is the input schema of a tool whose schema cannot be encoded:
+// validation then refuses every call instead of letting one through unchecked.
+var rejectAll = json.RawMessage(`{"type":"object","not":{}}`)
+
+// convert turns a listed MCP tool into a core.Tool of toolset.
+func convert(toolset string, t mcp.Tool, names *names) core.Tool {
+	return core.Tool{
+		Name:        names.assign(toolset, t.Name),
+		Toolset:     toolset,
+		Remote:      t.Name,
+		Description: description(t),
+		InputSchema: inputSchema(t),
+		Risk:        riskOf(t.Annotations),
+	}
+}
+
+// riskOf classifies a tool by its annotations. They are the server's own
+// claims, so each may only add caution: destructive wins over read-only,
+// and no claim at all is a write.
+func riskOf(a mcp.ToolAnnotation) core.Risk {
+	switch {
+	case a.DestructiveHint != nil && *a.DestructiveHint:
+		return core.RiskDestructive
+	case a.ReadOnlyHint != nil && *a.ReadOnlyHint:
+		return core.RiskRead
+	default:
+		return core.RiskWrite
+	}
+}
+
+func description(t mcp.Tool) string {
+	d := strings.TrimSpace(t.Description)
+	if d == "" {
+		d = strings.TrimSpace(t.Title)
+	}
+	if d == "" {
+		d = strings.TrimSpace(t.Annotations.Title)
+	}
+	if utf8.RuneCountInString(d) <= maxDescription {
+		return d
+	}
+	r := []rune(d)
+	return strings.TrimSpace(string(r[:maxDescription-1])) + "…"
+}
+
+// inputSchema returns the tool's input schema as JSON. mcp-go decodes a
+// listed schema into a struct (type, properties, required,
+// additionalProperties, $defs); a missing type is set to "object", which
+// MCP requires and OpenAI expects.
+func inputSchema(t mcp.Tool) json.RawMessage {
+	if len(t.RawInputSchema) > 0 {
+		return t.RawInputSchema
+	}
+	s := t.InputSchema
+	if s.Type == "" {
+		s.Type = "object"
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return rejectAll
+	}
+	return b
+}

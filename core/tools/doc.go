@@ -1,0 +1,45 @@
+// Package tools implements core.ToolHost over MCP servers with mcp-go: one
+// toolset per configured server, reached over stdio (a child process),
+// streamable HTTP, or in-process.
+//
+// # Connections
+//
+// New only checks the configuration. A server is connected on first use
+// (Tools or Call): started, initialized as client "opsgate", and its tools
+// listed and cached until the server says the list changed. A server that
+// cannot start, or that fails or dies later, gives *core.UnavailableError;
+// its client is discarded (the child process stopped and reaped) and a new
+// one is started on the next use. For a stdio server the error carries the
+// tail of the child's stderr, which is usually what says why it failed.
+// A child gets its configured env and a few basics (PATH, HOME, locale,
+// proxies, KUBECONFIG), not opsgate's environment and its secrets. Close
+// stops everything, including what a child started in its process group.
+//
+// # Tools and risk
+//
+// A tool's risk comes from its MCP annotations, which are self-declared by
+// the server and therefore only ever make a tool more guarded: readOnlyHint
+// true is core.RiskRead, destructiveHint true is core.RiskDestructive even
+// when the tool also claims to be read-only, and anything else, missing
+// annotations included, is core.RiskWrite.
+//
+// The model-facing name is the server's tool name made valid for OpenAI
+// function names (^[a-zA-Z0-9_-]{1,64}$, other characters become '_').
+// When that name is already taken by another tool, or is one of opsgate's
+// own tool names (load_toolset, memory_*), it is prefixed with
+// "<toolset>_" (and, should that be taken too, "mcp_<toolset>_" plus a
+// number). The first tool to claim a name keeps it, and a name once given
+// stays with its tool for the life of the Host, so names never change
+// under a conversation when another server connects later. Calls always
+// go out under the server's own name (core.Tool.Remote).
+//
+// # Validation and calls
+//
+// Validate checks arguments against the tool's input schema (compiled once,
+// never fetching remote references); its error text tells the model what to
+// fix. A failure of the tool itself, including a JSON-RPC error for the
+// call and a call that outlives the call timeout, is a core.ToolResult with
+// IsError. Call returns a Go error only when the server is unavailable
+// (*core.UnavailableError), ctx ended, the toolset is unknown or the Host
+// is closed.
+package tools

@@ -1,0 +1,140 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest/mcpfake"
+	"github.com/opsgate/opsgate/core/tools"
+)
+
+// TestMain lets this test binary serve the fake MCP server over stdio when
+// re-executed by a test (see mcpfake.MaybeServeStdio).
+func TestMain(m *testing.M) {
+	mcpfake.MaybeServeStdio()
+	os.Exit(m.Run())
+}
+
+// newHost returns a host over servers, closed when the test ends.
+func newHost(t *testing.T, servers ...tools.ServerConfig) *tools.Host {
+	t.Helper()
+	h, err := tools.New(servers, tools.WithLogger(testLogger(t)))
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := h.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return h
+}
+
+// stdioServer configures this test binary as a stdio server named name and
+// returns the file it writes its process id to.
+func stdioServer(t *testing.T, name string, env map[string]string) (tools.ServerConfig, string) {
+	t.Helper()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	e := map[string]string{
+		mcpfake.EnvStdio:   "1",
+		mcpfake.EnvPIDFile: pidFile,
+		// A -race binary sleeps a second at exit by default; that would
+		// be a second per stopped child.
+		"GORACE": "atexit_sleep_ms=0",
+	}
+	for k, v := range env {
+		e[k] = v
+	}
+	return tools.ServerConfig{Name: name, Command: os.Args[0], Env: e}, pidFile
+}
+
+func readPID(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read pid file: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("pid file: %v", err)
+	}
+	return pid
+}
+
+// toolNamed lists toolset and returns its tool called name.
+func toolNamed(t *testing.T, h *tools.Host, toolset, name string) core.Tool {
+	t.Helper()
+	list, err := h.Tools(context.Background(), toolset)
+	if err != nil {
+		t.Fatalf("Tools(%s): %v", toolset, err)
+	}
+	for _, tool := range list {
+		if tool.Name == name {
+			return tool
+		}
+	}
+	t.Fatalf("Tools(%s) has no %s; got %v", toolset, name, names(list))
+	return core.Tool{}
+}
+
+func names(list []core.Tool) []string {
+	var out []string
+	for _, tool := range list {
+		out = append(out, tool.Name)
+	}
+	return out
+}
+
+func args(t *testing.T, v map[string]any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// testCtx is a context bounded well beyond what any test needs.
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// testLogger logs to t until the test's cleanups have run; later lines
+// (from a goroutine still winding down) are dropped instead of panicking.
+func testLogger(t *testing.T) *slog.Logger {
+	w := &testWriter{t: t}
+	t.Cleanup(w.stop) // registered first, so it runs last
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type testWriter struct {
+	mu   sync.Mutex
+	t    *testing.T
+	done bool
+}
+
+func (w *testWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.t.Log(strings.TrimSpace(string(p)))
+	}
+	return len(p), nil
+}
+
+func (w *testWriter) stop() {
+	w.mu.Lock()
+	w.done = true
+	w.mu.Unlock()
+}

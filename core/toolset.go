@@ -1,0 +1,167 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// LoadToolsetTool is the virtual tool that loads a toolset into the
+// conversation. It runs in-process, never needs approval, and takes effect on
+// the next model call.
+const LoadToolsetTool = "load_toolset"
+
+// catalogue returns the tool schemas for this model call and notes for the
+// model about toolsets that are unavailable (which the user is told about
+// too, once per run: the agent never silently goes on without them).
+func (e *Engine) catalogue(ctx context.Context, rs *runState) ([]ToolSchema, []string) {
+	rs.offered = map[string]Tool{}
+	var schemas []ToolSchema
+	var notes []string
+	for _, ts := range rs.toolsets {
+		tools, err := e.tools.Tools(ctx, ts.Name)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil
+			}
+			notes = append(notes, fmt.Sprintf("The toolset %q is unavailable right now (%v). Tell the user; do not guess what its tools would return.", ts.Name, err))
+			if rs.reported == nil {
+				rs.reported = map[string]bool{}
+			}
+			if !rs.reported[ts.Name] {
+				rs.reported[ts.Name] = true
+				msg := err.Error()
+				var ue *UnavailableError
+				if !errors.As(err, &ue) {
+					msg = fmt.Sprintf("MCP server %q failed: %v", ts.Name, err)
+				}
+				rs.out.emit(rs.run.ID, Event{Type: EventToolError, Call: &CallInfo{Toolset: ts.Name}, Error: msg})
+			}
+			continue
+		}
+		for _, t := range tools {
+			if t.Risk.NeedsApproval() && !ts.Write {
+				continue
+			}
+			rs.offered[t.Name] = t
+			schemas = append(schemas, t.Schema())
+		}
+	}
+	return append(schemas, e.loadToolsetSchema()), notes
+}
+
+func (e *Engine) loadToolsetSchema() ToolSchema {
+	names := e.tools.Toolsets()
+	schema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"toolset": map[string]any{"type": "string", "enum": names, "description": "the toolset to load"},
+			"include_write_tools": map[string]any{"type": "boolean",
+				"description": "also load tools that change things; each call of those still needs a human's approval"},
+		},
+		"required":             []string{"toolset"},
+		"additionalProperties": false,
+	}
+	return ToolSchema{
+		Name: LoadToolsetTool,
+		Description: "Load more tools. Available toolsets: " + strings.Join(names, ", ") +
+			". Read-only tools are loaded unless include_write_tools is true. The tools appear on your next step.",
+		Parameters: mustJSON(schema),
+	}
+}
+
+// loadToolset runs the virtual tool.
+func (e *Engine) loadToolset(ctx context.Context, rs *runState, args json.RawMessage) ToolResult {
+	var a struct {
+		Toolset string `json:"toolset"`
+		Write   bool   `json:"include_write_tools"`
+	}
+	if err := json.Unmarshal(orEmptyObject(args), &a); err != nil {
+		return ToolResult{IsError: true, Content: "invalid arguments for load_toolset: " + err.Error()}
+	}
+	names := e.tools.Toolsets()
+	if !slices.Contains(names, a.Toolset) {
+		return ToolResult{IsError: true, Content: fmt.Sprintf("unknown toolset %q; available toolsets: %s", a.Toolset, strings.Join(names, ", "))}
+	}
+	i := slices.IndexFunc(rs.toolsets, func(t Toolset) bool { return t.Name == a.Toolset })
+	if i < 0 {
+		rs.toolsets = append(rs.toolsets, Toolset{Name: a.Toolset, Write: a.Write})
+	} else if a.Write {
+		rs.toolsets[i].Write = true
+	}
+	conv, err := e.store.Conversation(ctx, rs.run.ConvKey)
+	if err == nil {
+		conv.Toolsets = rs.toolsets
+		err = e.store.UpdateConversation(ctx, conv)
+	}
+	if err != nil {
+		e.log.Error("store loaded toolsets", "conv", rs.run.ConvKey, "err", err)
+	}
+	kind := "its read-only tools"
+	if a.Write {
+		kind = "its read and write tools (write tools need a human's approval for every call)"
+	}
+	return ToolResult{Content: fmt.Sprintf("Loaded toolset %q with %s. They are available from your next step.", a.Toolset, kind)}
+}
+
+// resolve turns the model's tool calls into a batch: each call is matched to
+// an offered tool and its arguments validated. Calls that cannot run get
+// their error result now; they are never shown for approval or executed.
+func (e *Engine) resolve(rs *runState, calls []ToolCall) []PendingCall {
+	batch := make([]PendingCall, 0, len(calls))
+	for _, c := range calls {
+		if !json.Valid(orEmptyObject(c.Arguments)) {
+			// A model can emit broken JSON. Keep it as a JSON string so the
+			// call can still be stored in checkpoints and shown in events;
+			// it is answered with an error and never run.
+			c.Arguments = mustJSON(string(c.Arguments))
+			pc := PendingCall{Call: c, Tool: Tool{Name: c.Name, Risk: RiskWrite},
+				Result: &ToolResult{IsError: true, Content: fmt.Sprintf("invalid arguments for %s, nothing was run: the arguments are not valid JSON. Send a JSON object.", c.Name)}}
+			batch = append(batch, pc)
+			continue
+		}
+		pc := PendingCall{Call: c}
+		if c.Name == LoadToolsetTool {
+			pc.Tool = Tool{Name: LoadToolsetTool, Remote: LoadToolsetTool, Risk: RiskRead}
+			batch = append(batch, pc)
+			continue
+		}
+		t, ok := rs.offered[c.Name]
+		if !ok {
+			pc.Tool = Tool{Name: c.Name, Risk: RiskWrite}
+			pc.Result = &ToolResult{IsError: true, Content: e.unknownToolText(c.Name, rs)}
+			batch = append(batch, pc)
+			continue
+		}
+		pc.Tool = t
+		if err := e.tools.Validate(t, c.Arguments); err != nil {
+			pc.Result = &ToolResult{IsError: true, Content: fmt.Sprintf("invalid arguments for %s, nothing was run: %v. Fix the arguments and call it again.", c.Name, err)}
+		} else if canon, err := CanonicalJSON(c.Arguments); err == nil {
+			pc.Call.Arguments = canon
+		} else {
+			pc.Result = &ToolResult{IsError: true, Content: fmt.Sprintf("invalid arguments for %s, nothing was run: %v", c.Name, err)}
+		}
+		batch = append(batch, pc)
+	}
+	return batch
+}
+
+func (e *Engine) unknownToolText(name string, rs *runState) string {
+	var loaded []string
+	for n := range rs.offered {
+		loaded = append(loaded, n)
+	}
+	slices.Sort(loaded)
+	return fmt.Sprintf("unknown tool %q: it is not among the loaded tools (%s). Use load_toolset to load more tools (include_write_tools for tools that change things); nothing was run.",
+		name, strings.Join(loaded, ", "))
+}
+
+func orEmptyObject(b json.RawMessage) json.RawMessage {
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return json.RawMessage("{}")
+	}
+	return b
+}

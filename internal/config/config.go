@@ -1,0 +1,160 @@
+// Package config reads opsgate's configuration (DESIGN §7): a YAML file with
+// ${VAR} expansion, OPSGATE_<SECTION>_<KEY> environment overrides, the
+// OPENAI_API_KEY / OPENAI_BASE_URL fallbacks and defaults that make a run
+// without any file work. Load validates everything and returns one precise
+// error naming the key, so that nothing starts half-configured.
+package config
+
+import "time"
+
+// Well-known endpoints and the default models that go with them.
+const (
+	OpenAIBaseURL = "https://api.openai.com/v1"
+	OllamaBaseURL = "http://127.0.0.1:11434/v1"
+	// OpenAIModel is the default model for any endpoint but a local Ollama.
+	OpenAIModel = "gpt-4o-mini"
+	// OllamaModel is the default model for Ollama: small, and good at tool calls.
+	OllamaModel = "qwen2.5"
+	// DefaultFile is read when no file is named and it exists.
+	DefaultFile = "opsgate.yaml"
+)
+
+// Config is the whole configuration. Field tags are the YAML keys.
+type Config struct {
+	LLM       LLM        `yaml:"llm"`
+	Store     Store      `yaml:"store"`
+	Memory    Memory     `yaml:"memory"`
+	Session   Session    `yaml:"session"`
+	Tools     Tools      `yaml:"tools"`
+	Approvals Approvals  `yaml:"approvals"`
+	Server    HTTP       `yaml:"server"`
+	Policy    Policy     `yaml:"policy"`
+	Telegram  Telegram   `yaml:"telegram"`
+	Slack     Slack      `yaml:"slack"`
+	Discord   Discord    `yaml:"discord"`
+	Schedules []Schedule `yaml:"schedules"`
+
+	// File is the file the configuration was read from; empty when none was
+	// found and only defaults and the environment apply.
+	File string `yaml:"-"`
+	// sources maps a key path to the environment variable that set it, so
+	// that an error about the key can say where the value came from.
+	sources map[string]string
+}
+
+// LLM is the model endpoint (any OpenAI-compatible Chat Completions API).
+type LLM struct {
+	BaseURL               string `yaml:"base_url"`
+	APIKey                string `yaml:"api_key"`
+	Model                 string `yaml:"model"`
+	MaxIterations         int    `yaml:"max_iterations"`
+	ContextWindowMessages int    `yaml:"context_window_messages"`
+	ReasoningEffort       string `yaml:"reasoning_effort"`
+	MaxTokens             int    `yaml:"max_tokens"`
+}
+
+// Store is where all durable state lives.
+type Store struct {
+	// URL is sqlite://PATH (or a bare PATH) or postgres://….
+	URL string `yaml:"url"`
+}
+
+// Memory is long-term memory retrieval.
+type Memory struct {
+	Enabled     bool `yaml:"enabled"`
+	TokenBudget int  `yaml:"token_budget"`
+}
+
+// Session tunes conversations.
+type Session struct {
+	QueueMode string `yaml:"queue_mode"`
+}
+
+// Tools are the MCP servers; each server is a toolset of the same name.
+type Tools struct {
+	// DefaultToolsets are loaded (read-only tools) into new conversations.
+	// Unset means every configured server; an explicit [] means none.
+	DefaultToolsets []string    `yaml:"default_toolsets"`
+	Servers         []MCPServer `yaml:"servers"`
+}
+
+// MCPServer is one MCP server: a stdio command or a streamable HTTP URL.
+type MCPServer struct {
+	Name    string            `yaml:"name"`
+	Command string            `yaml:"command"`
+	Args    []string          `yaml:"args"`
+	Env     map[string]string `yaml:"env"`
+	URL     string            `yaml:"url"`
+	Headers map[string]string `yaml:"headers"`
+}
+
+// Approvals tunes the approval gate (which itself cannot be turned off).
+type Approvals struct {
+	Expiry time.Duration `yaml:"expiry"`
+}
+
+// HTTP is the built-in HTTP server (/healthz, /metrics, webhooks).
+type HTTP struct {
+	Listen string `yaml:"listen"`
+}
+
+// Policy names the policy file (rules, roles, approvers).
+type Policy struct {
+	File string `yaml:"file"`
+}
+
+// Telegram is the Telegram adapter, enabled when Token is set.
+type Telegram struct {
+	Token        string  `yaml:"token"`
+	APIURL       string  `yaml:"api_url"`
+	AllowedUsers []int64 `yaml:"allowed_users"`
+	Approvers    []int64 `yaml:"approvers"`
+}
+
+// Slack is the Slack adapter, enabled when BotToken is set.
+type Slack struct {
+	BotToken      string   `yaml:"bot_token"`
+	AppToken      string   `yaml:"app_token"`
+	SigningSecret string   `yaml:"signing_secret"`
+	APIURL        string   `yaml:"api_url"`
+	Channels      []string `yaml:"channels"`
+	AllowedUsers  []string `yaml:"allowed_users"`
+	Approvers     []string `yaml:"approvers"`
+}
+
+// Discord is the Discord adapter, enabled when Token is set.
+type Discord struct {
+	Token         string   `yaml:"token"`
+	ApplicationID string   `yaml:"application_id"`
+	APIURL        string   `yaml:"api_url"`
+	Guilds        []string `yaml:"guilds"`
+	Channels      []string `yaml:"channels"`
+	AllowedUsers  []string `yaml:"allowed_users"`
+	Approvers     []string `yaml:"approvers"`
+}
+
+// Schedule starts a run from a cron spec, like a message in Target.
+type Schedule struct {
+	Name   string `yaml:"name"`
+	Cron   string `yaml:"cron"`
+	Prompt string `yaml:"prompt"`
+	Target string `yaml:"target"`
+}
+
+// Defaults returns the configuration used for every key that neither the
+// file nor the environment sets. llm.base_url, llm.model and
+// tools.default_toolsets are filled in by Load because they depend on
+// other keys.
+func Defaults() Config {
+	return Config{
+		LLM:       LLM{MaxIterations: 25, ContextWindowMessages: 40},
+		Store:     Store{URL: "sqlite://./opsgate-data/opsgate.db"},
+		Memory:    Memory{Enabled: true, TokenBudget: 2200},
+		Session:   Session{QueueMode: "steer"},
+		Approvals: Approvals{Expiry: 30 * time.Minute},
+		Server:    HTTP{Listen: "127.0.0.1:8080"},
+		Telegram:  Telegram{APIURL: "https://api.telegram.org"},
+		Slack:     Slack{APIURL: "https://slack.com/api/"},
+		Discord:   Discord{APIURL: "https://discord.com/"},
+	}
+}

@@ -1,0 +1,405 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// env returns a getenv over a fixed map, so tests never touch the process
+// environment.
+func env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+// inEmptyDir runs the test in a fresh directory so ./opsgate.yaml is absent.
+func inEmptyDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	return dir
+}
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var ignoreInternal = cmpopts.IgnoreUnexported(Config{})
+
+func TestLoadDefaultsWithoutFile(t *testing.T) {
+	tests := []struct {
+		name string
+		env  func(string) string
+		llm  LLM
+	}{
+		{
+			name: "nothing set uses local Ollama",
+			env:  env(),
+			llm:  LLM{BaseURL: OllamaBaseURL, Model: OllamaModel, MaxIterations: 25, ContextWindowMessages: 40},
+		},
+		{
+			name: "OPENAI_API_KEY selects OpenAI",
+			env:  env("OPENAI_API_KEY", "sk-test"),
+			llm:  LLM{BaseURL: OpenAIBaseURL, APIKey: "sk-test", Model: OpenAIModel, MaxIterations: 25, ContextWindowMessages: 40},
+		},
+		{
+			name: "OPENAI_BASE_URL with its key",
+			env:  env("OPENAI_API_KEY", "sk-proxy", "OPENAI_BASE_URL", "http://litellm:4000/v1"),
+			llm:  LLM{BaseURL: "http://litellm:4000/v1", APIKey: "sk-proxy", Model: OpenAIModel, MaxIterations: 25, ContextWindowMessages: 40},
+		},
+		{
+			name: "OPENAI_BASE_URL pointing at Ollama",
+			env:  env("OPENAI_BASE_URL", "http://gpu-box:11434/v1"),
+			llm:  LLM{BaseURL: "http://gpu-box:11434/v1", Model: OllamaModel, MaxIterations: 25, ContextWindowMessages: 40},
+		},
+		{
+			name: "OPSGATE_LLM_BASE_URL elsewhere does not receive OPENAI_API_KEY",
+			env:  env("OPENAI_API_KEY", "sk-secret", "OPSGATE_LLM_BASE_URL", "https://vllm.internal/v1"),
+			llm:  LLM{BaseURL: "https://vllm.internal/v1", Model: OpenAIModel, MaxIterations: 25, ContextWindowMessages: 40},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inEmptyDir(t)
+			c, err := Load("", tt.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Defaults()
+			want.LLM = tt.llm
+			if diff := cmp.Diff(want, *c, ignoreInternal); diff != "" {
+				t.Errorf("config (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoadFileWithExpansion(t *testing.T) {
+	dir := inEmptyDir(t)
+	writeFile(t, dir, "opsgate.yaml", `
+llm:
+  base_url: ${LLM_URL}
+  api_key: ${KEY}
+  model: qwen3:8b
+  max_iterations: ${ITER}
+  context_window_messages: ${UNSET_NUMBER}
+  reasoning_effort: low
+store:
+  url: ./data/my.db
+memory:
+  enabled: false
+session:
+  queue_mode: followup
+tools:
+  servers:
+    - name: k8s
+      command: npx
+      args: ["-y", "kubernetes-mcp-server@latest"]
+      env: {KUBECONFIG: "${HOME}/.kube/config"}
+    - name: jenkins
+      url: http://jenkins-mcp:8080/mcp
+      headers: {Authorization: "Bearer ${JENKINS_TOKEN}", X-Price: "$$5 and pa$word"}
+approvals:
+  expiry: 10m
+policy:
+  file: ./policy.yaml
+telegram:
+  token: ${UNDEFINED_TOKEN}
+  allowed_users: [12345678]
+discord:
+  guilds: [1200000000000000001]
+schedules:
+  - name: morning-health
+    cron: "0 9 * * 1-5"
+    prompt: Summarise cluster health.
+    target: slack:C0123456
+`)
+	c, err := Load("", env("LLM_URL", "http://llm:8000/v1", "KEY", "k-1", "ITER", "7", "HOME", "/home/sre", "JENKINS_TOKEN", "j-2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Defaults()
+	want.File = "opsgate.yaml"
+	want.LLM = LLM{BaseURL: "http://llm:8000/v1", APIKey: "k-1", Model: "qwen3:8b", MaxIterations: 7, ContextWindowMessages: 40, ReasoningEffort: "low"}
+	want.Store.URL = "./data/my.db"
+	want.Memory.Enabled = false
+	want.Session.QueueMode = "followup"
+	want.Tools = Tools{
+		DefaultToolsets: []string{"k8s", "jenkins"},
+		Servers: []MCPServer{
+			{Name: "k8s", Command: "npx", Args: []string{"-y", "kubernetes-mcp-server@latest"}, Env: map[string]string{"KUBECONFIG": "/home/sre/.kube/config"}},
+			{Name: "jenkins", URL: "http://jenkins-mcp:8080/mcp", Headers: map[string]string{"Authorization": "Bearer j-2", "X-Price": "$5 and pa$word"}},
+		},
+	}
+	want.Approvals.Expiry = 10 * time.Minute
+	want.Policy.File = "./policy.yaml"
+	want.Telegram.AllowedUsers = []int64{12345678}
+	want.Discord.Guilds = []string{"1200000000000000001"}
+	want.Schedules = []Schedule{{Name: "morning-health", Cron: "0 9 * * 1-5", Prompt: "Summarise cluster health.", Target: "slack:C0123456"}}
+	if diff := cmp.Diff(want, *c, ignoreInternal); diff != "" {
+		t.Errorf("config (-want +got):\n%s", diff)
+	}
+	if p, err := c.Store.SQLitePath(); err != nil || p != "./data/my.db" {
+		t.Errorf("SQLitePath = %q, %v; want the bare path", p, err)
+	}
+}
+
+func TestLoadEnvOverrides(t *testing.T) {
+	dir := inEmptyDir(t)
+	file := writeFile(t, dir, "custom.yaml", `
+llm:
+  base_url: http://from-file/v1
+  max_iterations: 3
+tools:
+  servers:
+    - {name: k8s, command: kubectl-mcp}
+`)
+	c, err := Load(file, env(
+		"OPSGATE_LLM_BASE_URL", "http://from-env:8000/v1",
+		"OPSGATE_LLM_MAX_ITERATIONS", "9",
+		"OPSGATE_LLM_API_KEY", "", // empty counts as unset
+		"OPSGATE_TELEGRAM_TOKEN", "tg-token",
+		"OPSGATE_TELEGRAM_ALLOWED_USERS", "1, 2,3",
+		"OPSGATE_SESSION_QUEUE_MODE", "interrupt",
+		"OPSGATE_MEMORY_ENABLED", "false",
+		"OPSGATE_APPROVALS_EXPIRY", "5m",
+		"OPSGATE_SLACK_API_URL", "http://slack-fake/api",
+		"OPSGATE_TOOLS_SERVERS", `[{"name":"argo","url":"http://argo:9000/mcp"},{name: k8s, command: kubectl-mcp}]`,
+		"OPSGATE_TOOLS_DEFAULT_TOOLSETS", "argo",
+		"OPSGATE_SCHEDULES", `[{name: nightly, cron: "@daily", prompt: check, target: "telegram:42"}]`,
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]any{
+		"base_url": c.LLM.BaseURL, "max_iterations": c.LLM.MaxIterations, "api_key": c.LLM.APIKey,
+		"tg_token": c.Telegram.Token, "tg_users": c.Telegram.AllowedUsers, "queue": c.Session.QueueMode,
+		"memory": c.Memory.Enabled, "expiry": c.Approvals.Expiry, "slack_api": c.Slack.APIURL,
+		"servers": len(c.Tools.Servers), "default_toolsets": c.Tools.DefaultToolsets, "schedule": c.Schedules[0].Name,
+	}
+	want := map[string]any{
+		"base_url": "http://from-env:8000/v1", "max_iterations": 9, "api_key": "",
+		"tg_token": "tg-token", "tg_users": []int64{1, 2, 3}, "queue": "interrupt",
+		"memory": false, "expiry": 5 * time.Minute, "slack_api": "http://slack-fake/api/",
+		"servers": 2, "default_toolsets": []string{"argo"}, "schedule": "nightly",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("overrides (-want +got):\n%s", diff)
+	}
+	if src := c.Source("llm.max_iterations"); src != "OPSGATE_LLM_MAX_ITERATIONS" {
+		t.Errorf("Source(llm.max_iterations) = %q", src)
+	}
+}
+
+func TestLoadFileSelection(t *testing.T) {
+	dir := inEmptyDir(t)
+	writeFile(t, dir, "opsgate.yaml", "llm: {model: from-default-file}\n")
+	other := writeFile(t, dir, "other.yaml", "llm: {model: from-other-file}\n")
+	flagFile := writeFile(t, dir, "flag.yaml", "llm: {model: from-flag}\n")
+	tests := []struct {
+		name, flag string
+		env        func(string) string
+		model      string
+		err        string
+	}{
+		{name: "./opsgate.yaml", env: env(), model: "from-default-file"},
+		{name: "OPSGATE_CONFIG", env: env("OPSGATE_CONFIG", other), model: "from-other-file"},
+		{name: "flag wins", flag: flagFile, env: env("OPSGATE_CONFIG", other), model: "from-flag"},
+		{name: "missing flag file", flag: filepath.Join(dir, "nope.yaml"), env: env(),
+			err: "config: file " + filepath.Join(dir, "nope.yaml") + " (named by --config) does not exist"},
+		{name: "missing OPSGATE_CONFIG file", env: env("OPSGATE_CONFIG", "gone.yaml"),
+			err: "config: file gone.yaml (named by OPSGATE_CONFIG) does not exist"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(tt.flag, tt.env)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.LLM.Model != tt.model {
+				t.Errorf("model = %q, want %q", c.LLM.Model, tt.model)
+			}
+		})
+	}
+}
+
+func TestLoadDefaultToolsets(t *testing.T) {
+	dir := inEmptyDir(t)
+	servers := "  servers:\n    - {name: a, url: http://a/mcp}\n    - {name: b, command: b-mcp}\n"
+	tests := []struct {
+		name, body string
+		want       []string
+	}{
+		{"unset means every server", "tools:\n" + servers, []string{"a", "b"}},
+		{"explicit empty means none", "tools:\n  default_toolsets: []\n" + servers, []string{}},
+		{"explicit list", "tools:\n  default_toolsets: [b, memory]\n" + servers, []string{"b", "memory"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(writeFile(t, dir, "c.yaml", tt.body), env())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, c.Tools.DefaultToolsets); diff != "" {
+				t.Errorf("default_toolsets (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name, body string
+		env        []string
+		want       string // the whole message, or a prefix ending in "…"
+	}{
+		{"max_iterations zero", "llm: {max_iterations: 0}", nil,
+			"config: llm.max_iterations: must be at least 1 (got 0)"},
+		{"max_iterations from env", "", []string{"OPSGATE_LLM_MAX_ITERATIONS", "0"},
+			"config: llm.max_iterations: must be at least 1 (got 0) (set by OPSGATE_LLM_MAX_ITERATIONS)"},
+		{"max_iterations not a number", "llm:\n  max_iterations: lots", nil,
+			`config: llm.max_iterations: must be a whole number (got "lots") (c.yaml line 2)`},
+		{"env not a number", "", []string{"OPSGATE_MEMORY_TOKEN_BUDGET", "big"},
+			`config: memory.token_budget: must be a whole number (got "big") (OPSGATE_MEMORY_TOKEN_BUDGET)`},
+		{"context window", "llm: {context_window_messages: 1}", nil,
+			"config: llm.context_window_messages: must be at least 2 (got 1)"},
+		{"reasoning effort", "llm: {reasoning_effort: extreme}", nil,
+			`config: llm.reasoning_effort: "extreme" is not one of none, minimal, low, medium, high, xhigh (or empty for the model's default)`},
+		{"negative max_tokens", "llm: {max_tokens: -1}", nil,
+			"config: llm.max_tokens: must be 0 (no limit) or more (got -1)"},
+		{"base_url", "llm: {base_url: localhost:11434}", nil,
+			`config: llm.base_url: "localhost:11434" is not an http:// or https:// URL`},
+		{"unknown key with typo", "llm:\n  bse_url: http://x/v1", nil,
+			"config: llm.bse_url: unknown key (did you mean llm.base_url?) (c.yaml line 2)"},
+		{"unknown key in camel case", "llm:\n  maxIterations: 3", nil,
+			"config: llm.maxIterations: unknown key (did you mean llm.max_iterations?) (c.yaml line 2)"},
+		{"key in the wrong section", "model: gpt-4o", nil,
+			"config: model: unknown key (did you mean llm.model?) (c.yaml line 1)"},
+		{"unknown key without suggestion", "llm:\n  flux_capacitor: on", nil,
+			"config: llm.flux_capacitor: unknown key (c.yaml line 2)"},
+		{"unknown server key", "tools:\n  servers:\n    - {name: a, url: http://a/mcp, header: {}}", nil,
+			"config: tools.servers[0].header: unknown key (did you mean tools.servers[0].headers?) (c.yaml line 3)"},
+		{"section is not a mapping", "llm: openai", nil,
+			`config: llm: must be a mapping of keys (got "openai") (c.yaml line 1)`},
+		{"list expected", "tools: {default_toolsets: k8s}", nil,
+			`config: tools.default_toolsets: must be a list (got "k8s") (c.yaml line 1)`},
+		{"unterminated expansion", "llm: {api_key: '${KEY'}", nil,
+			`config: llm.api_key: unterminated ${ in "${KEY" (write $$ for a literal $) (c.yaml line 1)`},
+		{"queue mode", "session: {queue_mode: foo}", nil,
+			`config: session.queue_mode: "foo" is not one of steer, followup, interrupt`},
+		{"queue mode from env", "", []string{"OPSGATE_SESSION_QUEUE_MODE", "later"},
+			`config: session.queue_mode: "later" is not one of steer, followup, interrupt (set by OPSGATE_SESSION_QUEUE_MODE)`},
+		{"store mysql", "store: {url: 'mysql://root@db/opsgate'}", nil,
+			`config: store.url: unsupported scheme "mysql" (use sqlite://PATH or postgres://…)`},
+		{"store postgres", "store: {url: 'postgres://opsgate@db/opsgate'}", nil,
+			"config: store.url: postgres is not supported yet in this build (use sqlite://PATH)"},
+		{"store empty", "store: {url: ''}", nil,
+			"config: store.url: must not be empty (use sqlite://PATH)"},
+		{"memory budget", "memory: {token_budget: 0}", nil,
+			"config: memory.token_budget: must be at least 1 (got 0)"},
+		{"server with command and url", "tools:\n  servers:\n    - {name: a, url: http://a/mcp}\n    - {name: b, command: b, url: http://b/mcp}", nil,
+			"config: tools.servers[1]: set exactly one of command (stdio server) or url (streamable HTTP server)"},
+		{"server with neither", "tools:\n  servers:\n    - {name: a}", nil,
+			"config: tools.servers[0]: set exactly one of command (stdio server) or url (streamable HTTP server)"},
+		{"server without name", "tools:\n  servers:\n    - {url: http://a/mcp}", nil,
+			"config: tools.servers[0].name: must be set (it is also the toolset name)"},
+		{"duplicate server names", "tools:\n  servers:\n    - {name: k8s, url: http://a/mcp}\n    - {name: k8s, command: k}", nil,
+			`config: tools.servers[1].name: "k8s" is already the name of tools.servers[0]; names must be unique`},
+		{"reserved server name", "tools:\n  servers:\n    - {name: memory, command: m}", nil,
+			`config: tools.servers[0].name: "memory" is reserved for opsgate's own tools; pick another name`},
+		{"bad server name", "tools:\n  servers:\n    - {name: 'k 8s', command: m}", nil,
+			`config: tools.servers[0].name: "k 8s": use 1 to 32 letters, digits, - and _`},
+		{"server url", "tools:\n  servers:\n    - {name: a, url: 'ftp://a'}", nil,
+			`config: tools.servers[0].url: "ftp://a" is not an http:// or https:// URL`},
+		{"headers on command server", "tools:\n  servers:\n    - {name: a, command: a, headers: {X: y}}", nil,
+			"config: tools.servers[0].headers: headers are for url servers; a command server takes args and env"},
+		{"args on url server", "tools:\n  servers:\n    - {name: a, url: http://a/mcp, args: [x]}", nil,
+			"config: tools.servers[0]: args and env are for command servers; an url server takes headers"},
+		{"unknown default toolset", "tools:\n  default_toolsets: [k8s, helm]\n  servers:\n    - {name: k8s, command: k}", nil,
+			`config: tools.default_toolsets[1]: "helm" is not the name of a server in tools.servers`},
+		{"bad duration", "approvals: {expiry: 30 minutes}", nil,
+			`config: approvals.expiry: "30 minutes" is not a duration (use a number with a unit, e.g. 30m or 1h) (c.yaml line 1)`},
+		{"zero duration", "approvals: {expiry: 0s}", nil,
+			"config: approvals.expiry: must be a positive duration such as 30m (got 0s)"},
+		{"listen", "server: {listen: 8080}", nil,
+			`config: server.listen: "8080" is not HOST:PORT (e.g. 127.0.0.1:8080, or :8080 for every interface)`},
+		{"listen port", "server: {listen: 'localhost:http-alt'}", nil,
+			`config: server.listen: port "http-alt" is not a number from 0 to 65535`},
+		{"telegram user ids are numbers", "telegram: {allowed_users: ['@alice']}", nil,
+			`config: telegram.allowed_users[0]: must be a whole number (got "@alice") (c.yaml line 1)`},
+		{"telegram api_url", "telegram: {api_url: 'api.telegram.org'}", nil,
+			`config: telegram.api_url: "api.telegram.org" is not an http:// or https:// URL`},
+		{"slack app token alone", "slack: {app_token: xapp-1}", nil,
+			"config: slack.bot_token: must be set when slack.app_token or slack.signing_secret is"},
+		{"schedule cron", "schedules:\n  - {name: x, cron: 'every day', prompt: p, target: 'slack:C1'}", nil,
+			`config: schedules[0].cron: "every day" is not a cron spec (5 fields such as "0 9 * * 1-5", or @daily, @every 1h)`},
+		{"schedule target", "schedules:\n  - {name: x, cron: '@daily', prompt: p, target: C1}", nil,
+			`config: schedules[0].target: "C1" is not PLATFORM:ID with PLATFORM one of telegram, slack, discord (e.g. slack:C0123456)`},
+		{"schedule duplicate", "schedules:\n  - {name: x, cron: '@daily', prompt: p, target: 'slack:C1'}\n  - {name: x, cron: '@hourly', prompt: p, target: 'slack:C1'}", nil,
+			`config: schedules[1].name: "x" is already the name of schedules[0]; names must be unique`},
+		{"key set twice", "llm:\n  model: a\n  model: b", nil,
+			"config: llm.model: set twice (c.yaml line 3)"},
+		{"env servers not yaml", "", []string{"OPSGATE_TOOLS_SERVERS", "[{"},
+			"config: tools.servers: OPSGATE_TOOLS_SERVERS is not valid YAML or JSON: …"},
+		{"yaml syntax", "llm:\n  model: [", nil,
+			"config: c.yaml: yaml: line 2: …"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := inEmptyDir(t)
+			writeFile(t, dir, "c.yaml", tt.body)
+			_, err := Load("c.yaml", env(tt.env...))
+			if err == nil {
+				t.Fatalf("Load succeeded, want %q", tt.want)
+			}
+			if prefix, ok := strings.CutSuffix(tt.want, "…"); ok {
+				if !strings.HasPrefix(err.Error(), prefix) {
+					t.Fatalf("err = %q, want prefix %q", err, prefix)
+				}
+				return
+			}
+			if err.Error() != tt.want {
+				t.Errorf("err  = %q\nwant = %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestExpand(t *testing.T) {
+	get := env("A", "1", "B_2", "two")
+	tests := []struct{ in, want string }{
+		{"${A}", "1"},
+		{"x${A}y${B_2}z", "x1ytwoz"},
+		{"${UNDEFINED}", ""},
+		{"$$", "$"},
+		{"$${A}", "${A}"},
+		{"pa$word", "pa$word"},
+		{"trailing $", "trailing $"},
+	}
+	for _, tt := range tests {
+		got, err := expand(tt.in, get)
+		if err != nil || got != tt.want {
+			t.Errorf("expand(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}

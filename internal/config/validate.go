@@ -1,0 +1,246 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ReservedToolsets are toolset names opsgate provides itself.
+var ReservedToolsets = []string{"memory"}
+
+var serverName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
+
+// Validate checks every key and returns the first problem as one error
+// naming the key and what to do about it.
+func (c *Config) Validate() error {
+	for _, check := range []func() error{
+		c.validateLLM, c.validateStore, c.validateMemory, c.validateSession,
+		c.validateTools, c.validateApprovals, c.validateServer, c.validateAdapters,
+		c.validateSchedules,
+	} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errorf is an error about the key at path; it names the environment
+// variable when the value came from one.
+func (c *Config) errorf(path, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if src := c.sources[path]; src != "" {
+		msg += " (set by " + src + ")"
+	}
+	return fmt.Errorf("config: %s: %s", path, msg)
+}
+
+func (c *Config) validateLLM() error {
+	l := c.LLM
+	if err := checkHTTPURL(l.BaseURL); err != nil {
+		return c.errorf("llm.base_url", "%v", err)
+	}
+	if l.Model == "" {
+		return c.errorf("llm.model", "must not be empty (e.g. %s)", OpenAIModel)
+	}
+	if l.MaxIterations < 1 {
+		return c.errorf("llm.max_iterations", "must be at least 1 (got %d)", l.MaxIterations)
+	}
+	if l.ContextWindowMessages < 2 {
+		return c.errorf("llm.context_window_messages", "must be at least 2 (got %d)", l.ContextWindowMessages)
+	}
+	if !slices.Contains([]string{"", "none", "minimal", "low", "medium", "high", "xhigh"}, l.ReasoningEffort) {
+		return c.errorf("llm.reasoning_effort", "%q is not one of none, minimal, low, medium, high, xhigh (or empty for the model's default)", l.ReasoningEffort)
+	}
+	if l.MaxTokens < 0 {
+		return c.errorf("llm.max_tokens", "must be 0 (no limit) or more (got %d)", l.MaxTokens)
+	}
+	return nil
+}
+
+func (c *Config) validateStore() error {
+	if _, err := c.Store.SQLitePath(); err != nil {
+		return c.errorf("store.url", "%v", err)
+	}
+	return nil
+}
+
+// SQLitePath returns the database file named by the store URL:
+// sqlite://PATH or a bare PATH. Other schemes are errors.
+func (s Store) SQLitePath() (string, error) {
+	u := strings.TrimSpace(s.URL)
+	if u == "" {
+		return "", fmt.Errorf("must not be empty (use sqlite://PATH)")
+	}
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return u, nil // a bare path
+	}
+	switch strings.ToLower(scheme) {
+	case "sqlite", "sqlite3":
+		if rest == "" {
+			return "", fmt.Errorf("sqlite:// needs a file path, e.g. sqlite://./opsgate-data/opsgate.db")
+		}
+		return rest, nil
+	case "postgres", "postgresql":
+		return "", fmt.Errorf("postgres is not supported yet in this build (use sqlite://PATH)")
+	default:
+		return "", fmt.Errorf("unsupported scheme %q (use sqlite://PATH or postgres://…)", scheme)
+	}
+}
+
+func (c *Config) validateMemory() error {
+	if c.Memory.TokenBudget < 1 {
+		return c.errorf("memory.token_budget", "must be at least 1 (got %d)", c.Memory.TokenBudget)
+	}
+	return nil
+}
+
+func (c *Config) validateSession() error {
+	if !slices.Contains([]string{"steer", "followup", "interrupt"}, c.Session.QueueMode) {
+		return c.errorf("session.queue_mode", "%q is not one of steer, followup, interrupt", c.Session.QueueMode)
+	}
+	return nil
+}
+
+func (c *Config) validateTools() error {
+	names := map[string]int{}
+	for i, s := range c.Tools.Servers {
+		p := fmt.Sprintf("tools.servers[%d]", i)
+		switch {
+		case s.Name == "":
+			return c.errorf(p+".name", "must be set (it is also the toolset name)")
+		case !serverName.MatchString(s.Name):
+			return c.errorf(p+".name", "%q: use 1 to 32 letters, digits, - and _", s.Name)
+		case slices.Contains(ReservedToolsets, s.Name):
+			return c.errorf(p+".name", "%q is reserved for opsgate's own tools; pick another name", s.Name)
+		}
+		if j, dup := names[s.Name]; dup {
+			return c.errorf(p+".name", "%q is already the name of tools.servers[%d]; names must be unique", s.Name, j)
+		}
+		names[s.Name] = i
+		if (s.Command == "") == (s.URL == "") {
+			return c.errorf(p, "set exactly one of command (stdio server) or url (streamable HTTP server)")
+		}
+		if s.URL != "" {
+			if err := checkHTTPURL(s.URL); err != nil {
+				return c.errorf(p+".url", "%v", err)
+			}
+			if len(s.Args) > 0 || len(s.Env) > 0 {
+				return c.errorf(p, "args and env are for command servers; an url server takes headers")
+			}
+		}
+		if s.Command != "" && len(s.Headers) > 0 {
+			return c.errorf(p+".headers", "headers are for url servers; a command server takes args and env")
+		}
+		for k := range s.Env {
+			if !validVarName(k) {
+				return c.errorf(p+".env", "%q is not a valid environment variable name", k)
+			}
+		}
+	}
+	for i, ts := range c.Tools.DefaultToolsets {
+		if _, ok := names[ts]; !ok && !slices.Contains(ReservedToolsets, ts) {
+			return c.errorf(fmt.Sprintf("tools.default_toolsets[%d]", i), "%q is not the name of a server in tools.servers", ts)
+		}
+	}
+	return nil
+}
+
+func (c *Config) validateApprovals() error {
+	if c.Approvals.Expiry <= 0 {
+		return c.errorf("approvals.expiry", "must be a positive duration such as 30m (got %s)", c.Approvals.Expiry)
+	}
+	return nil
+}
+
+func (c *Config) validateServer() error {
+	_, port, err := net.SplitHostPort(c.Server.Listen)
+	if err != nil {
+		return c.errorf("server.listen", "%q is not HOST:PORT (e.g. 127.0.0.1:8080, or :8080 for every interface)", c.Server.Listen)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return c.errorf("server.listen", "port %q is not a number from 0 to 65535", port)
+	}
+	return nil
+}
+
+func (c *Config) validateAdapters() error {
+	for _, u := range []struct{ path, url string }{
+		{"telegram.api_url", c.Telegram.APIURL}, {"slack.api_url", c.Slack.APIURL}, {"discord.api_url", c.Discord.APIURL},
+	} {
+		if err := checkHTTPURL(u.url); err != nil {
+			return c.errorf(u.path, "%v", err)
+		}
+	}
+	s := c.Slack
+	if s.BotToken == "" && (s.AppToken != "" || s.SigningSecret != "") {
+		return c.errorf("slack.bot_token", "must be set when slack.app_token or slack.signing_secret is")
+	}
+	if c.Discord.Token == "" && c.Discord.ApplicationID != "" {
+		return c.errorf("discord.token", "must be set when discord.application_id is")
+	}
+	return nil
+}
+
+var cronDescriptors = []string{"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"}
+
+func (c *Config) validateSchedules() error {
+	seen := map[string]int{}
+	for i, s := range c.Schedules {
+		p := fmt.Sprintf("schedules[%d]", i)
+		if s.Name == "" {
+			return c.errorf(p+".name", "must be set")
+		}
+		if j, dup := seen[s.Name]; dup {
+			return c.errorf(p+".name", "%q is already the name of schedules[%d]; names must be unique", s.Name, j)
+		}
+		seen[s.Name] = i
+		if err := checkCron(s.Cron); err != nil {
+			return c.errorf(p+".cron", "%v", err)
+		}
+		if strings.TrimSpace(s.Prompt) == "" {
+			return c.errorf(p+".prompt", "must be set: it is the message the schedule sends")
+		}
+		platform, id, _ := strings.Cut(s.Target, ":")
+		if !slices.Contains([]string{"telegram", "slack", "discord"}, platform) || id == "" {
+			return c.errorf(p+".target", "%q is not PLATFORM:ID with PLATFORM one of telegram, slack, discord (e.g. slack:C0123456)", s.Target)
+		}
+	}
+	return nil
+}
+
+// checkCron is a shape check (the schedule package parses for real): five
+// or six fields, or a descriptor such as @daily or @every 1h, optionally
+// after CRON_TZ=Zone.
+func checkCron(spec string) error {
+	s := strings.TrimSpace(spec)
+	if strings.HasPrefix(s, "CRON_TZ=") || strings.HasPrefix(s, "TZ=") {
+		_, s, _ = strings.Cut(s, " ")
+	}
+	f := strings.Fields(s)
+	switch {
+	case len(f) == 0:
+		return fmt.Errorf("must be set, e.g. \"0 9 * * 1-5\"")
+	case f[0] == "@every" && len(f) == 2:
+		return nil
+	case slices.Contains(cronDescriptors, f[0]) && len(f) == 1:
+		return nil
+	case len(f) == 5 || len(f) == 6:
+		return nil
+	}
+	return fmt.Errorf("%q is not a cron spec (5 fields such as \"0 9 * * 1-5\", or @daily, @every 1h)", spec)
+}
+
+func checkHTTPURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http:// or https:// URL", s)
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/opsgate/opsgate/core"
+)
+
+// approvalCols are the columns scanApproval reads, in order.
+const approvalCols = `id, run_id, conv_key, call_id, toolset, tool, arguments, action_hash, risk,
+	requester_id, requester_name, status, decided_by_id, decided_by_name, reason, created_at, expires_at, decided_at`
+
+// CreateApprovals stores as in one transaction, in order: all or none.
+func (s *Store) CreateApprovals(ctx context.Context, as ...core.Approval) error {
+	if len(as) == 0 {
+		return nil
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO approvals (`+approvalCols+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, a := range as {
+			_, err := stmt.ExecContext(ctx, a.ID, a.RunID, a.ConvKey, a.CallID, a.Toolset, a.Tool, string(a.Arguments),
+				a.ActionHash, string(a.Risk), a.Requester.ID, a.Requester.Name, string(a.Status),
+				a.DecidedBy.ID, a.DecidedBy.Name, a.Reason, micros(a.CreatedAt), micros(a.ExpiresAt), micros(a.DecidedAt))
+			if err != nil {
+				return fmt.Errorf("approval %q: %w", a.ID, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: create approvals: %w", err)
+	}
+	return nil
+}
+
+// Approval returns approval id, or an error wrapping core.ErrNotFound.
+func (s *Store) Approval(ctx context.Context, id string) (core.Approval, error) {
+	a, err := scanApproval(s.r.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
+	if err != nil {
+		return core.Approval{}, fmt.Errorf("sqlite: approval %q: %w", id, err)
+	}
+	return a, nil
+}
+
+// Approvals returns the approvals of runID in creation order.
+func (s *Store) Approvals(ctx context.Context, runID string) ([]core.Approval, error) {
+	as, err := s.approvals(ctx, `WHERE run_id = ? ORDER BY seq`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: approvals of run %q: %w", runID, err)
+	}
+	return as, nil
+}
+
+// ExpiredApprovals returns the pending approvals that expired before now,
+// the longest expired first.
+func (s *Store) ExpiredApprovals(ctx context.Context, now time.Time) ([]core.Approval, error) {
+	as, err := s.approvals(ctx, `WHERE status = 'pending' AND expires_at < ? ORDER BY expires_at, seq`, now.UnixMicro())
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: expired approvals: %w", err)
+	}
+	return as, nil
+}
+
+// DecideApproval moves a pending approval to the final status d.Status. The
+// UPDATE only matches while the approval is pending, so of concurrent
+// deciders, in this process or another, exactly one wins; the others get
+// the stored approval and an error wrapping core.ErrAlreadyDecided.
+func (s *Store) DecideApproval(ctx context.Context, id string, d core.ApprovalOutcome) (core.Approval, error) {
+	switch d.Status {
+	case core.ApprovalApproved, core.ApprovalDenied, core.ApprovalExpired, core.ApprovalSuperseded, core.ApprovalCancelled:
+	default:
+		return core.Approval{}, fmt.Errorf("sqlite: decide approval %q: status %q is not a final status", id, d.Status)
+	}
+	var a core.Approval
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		a, err = scanApproval(tx.QueryRowContext(ctx, `UPDATE approvals
+			SET status = ?, decided_by_id = ?, decided_by_name = ?, reason = ?, decided_at = ?
+			WHERE id = ? AND status = 'pending' RETURNING `+approvalCols,
+			string(d.Status), d.DecidedBy.ID, d.DecidedBy.Name, d.Reason, micros(d.DecidedAt), id))
+		if !errors.Is(err, core.ErrNotFound) {
+			return err
+		}
+		// Not pending, or not there: the same transaction tells which.
+		a, err = scanApproval(tx.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
+		if err != nil {
+			return err
+		}
+		return core.ErrAlreadyDecided
+	})
+	switch {
+	case errors.Is(err, core.ErrAlreadyDecided):
+		return a, fmt.Errorf("sqlite: decide approval %q: %w (%s)", id, err, a.Status)
+	case err != nil:
+		return core.Approval{}, fmt.Errorf("sqlite: decide approval %q: %w", id, err)
+	}
+	return a, nil
+}
+
+func (s *Store) approvals(ctx context.Context, where string, args ...any) ([]core.Approval, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals `+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var as []core.Approval
+	for rows.Next() {
+		a, err := scanApproval(rows)
+		if err != nil {
+			return nil, err
+		}
+		as = append(as, a)
+	}
+	return as, rows.Err()
+}
+
+// scanApproval reads approvalCols; no row is core.ErrNotFound.
+func scanApproval(sc scanner) (core.Approval, error) {
+	var a core.Approval
+	var args string
+	var created, expires, decided sql.NullInt64
+	err := sc.Scan(&a.ID, &a.RunID, &a.ConvKey, &a.CallID, &a.Toolset, &a.Tool, &args, &a.ActionHash, &a.Risk,
+		&a.Requester.ID, &a.Requester.Name, &a.Status, &a.DecidedBy.ID, &a.DecidedBy.Name, &a.Reason,
+		&created, &expires, &decided)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, core.ErrNotFound
+	}
+	if err != nil {
+		return a, err
+	}
+	a.Arguments = rawJSON(args)
+	a.CreatedAt, a.ExpiresAt, a.DecidedAt = fromMicros(created), fromMicros(expires), fromMicros(decided)
+	return a, nil
+}

@@ -1,0 +1,100 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/opsgate/opsgate/core"
+)
+
+// checkpointCols are the columns scanCheckpoint reads, in order.
+const checkpointCols = `run_id, conv_key, requester_id, requester_name, pending, toolsets, iteration, seq, created_at`
+
+// SaveCheckpoint stores the checkpoint of a paused run, replacing the one
+// the run had.
+func (s *Store) SaveCheckpoint(ctx context.Context, cp core.Checkpoint) error {
+	pending, err := encodePending(cp.Pending)
+	if err != nil {
+		return fmt.Errorf("sqlite: save checkpoint of %q: pending calls: %w", cp.RunID, err)
+	}
+	toolsets, err := encodeToolsets(cp.Toolsets)
+	if err != nil {
+		return fmt.Errorf("sqlite: save checkpoint of %q: toolsets: %w", cp.RunID, err)
+	}
+	_, err = s.w.ExecContext(ctx, `INSERT INTO checkpoints (`+checkpointCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id) DO UPDATE SET conv_key = excluded.conv_key, requester_id = excluded.requester_id,
+			requester_name = excluded.requester_name, pending = excluded.pending, toolsets = excluded.toolsets,
+			iteration = excluded.iteration, seq = excluded.seq, created_at = excluded.created_at`,
+		cp.RunID, cp.ConvKey, cp.Requester.ID, cp.Requester.Name, pending, toolsets, cp.Iteration, cp.Seq, micros(cp.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("sqlite: save checkpoint of %q: %w", cp.RunID, err)
+	}
+	return nil
+}
+
+// Checkpoint returns the checkpoint of runID, or an error wrapping
+// core.ErrNotFound.
+func (s *Store) Checkpoint(ctx context.Context, runID string) (core.Checkpoint, error) {
+	cp, err := scanCheckpoint(s.r.QueryRowContext(ctx, `SELECT `+checkpointCols+` FROM checkpoints WHERE run_id = ?`, runID))
+	if err != nil {
+		return core.Checkpoint{}, fmt.Errorf("sqlite: checkpoint of %q: %w", runID, err)
+	}
+	return cp, nil
+}
+
+// ClaimCheckpoint deletes and returns the checkpoint of runID in one
+// statement, so of several claimants exactly one gets it; the others get an
+// error wrapping core.ErrNotFound.
+func (s *Store) ClaimCheckpoint(ctx context.Context, runID string) (core.Checkpoint, error) {
+	cp, err := scanCheckpoint(s.w.QueryRowContext(ctx, `DELETE FROM checkpoints WHERE run_id = ? RETURNING `+checkpointCols, runID))
+	if err != nil {
+		return core.Checkpoint{}, fmt.Errorf("sqlite: claim checkpoint of %q: %w", runID, err)
+	}
+	return cp, nil
+}
+
+// Checkpoints returns the checkpoints of the conversation, oldest first.
+func (s *Store) Checkpoints(ctx context.Context, convKey string) ([]core.Checkpoint, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+checkpointCols+` FROM checkpoints WHERE conv_key = ?
+		ORDER BY created_at, rowid`, convKey)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: checkpoints of %q: %w", convKey, err)
+	}
+	defer rows.Close()
+	var cps []core.Checkpoint
+	for rows.Next() {
+		cp, err := scanCheckpoint(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: checkpoints of %q: %w", convKey, err)
+		}
+		cps = append(cps, cp)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: checkpoints of %q: %w", convKey, err)
+	}
+	return cps, nil
+}
+
+// scanCheckpoint reads checkpointCols; no row is core.ErrNotFound.
+func scanCheckpoint(sc scanner) (core.Checkpoint, error) {
+	var cp core.Checkpoint
+	var pending, toolsets string
+	var created sql.NullInt64
+	err := sc.Scan(&cp.RunID, &cp.ConvKey, &cp.Requester.ID, &cp.Requester.Name, &pending, &toolsets, &cp.Iteration, &cp.Seq, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return cp, core.ErrNotFound
+	}
+	if err != nil {
+		return cp, err
+	}
+	cp.CreatedAt = fromMicros(created)
+	if cp.Pending, err = decodePending(pending); err != nil {
+		return cp, fmt.Errorf("pending calls: %w", err)
+	}
+	if cp.Toolsets, err = decodeToolsets(toolsets); err != nil {
+		return cp, fmt.Errorf("toolsets: %w", err)
+	}
+	return cp, nil
+}

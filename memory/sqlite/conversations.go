@@ -1,0 +1,90 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/opsgate/opsgate/core"
+)
+
+// SaveInbound stores in before it is processed; first is false, and nothing
+// is stored, for a redelivery of a message id already seen in the
+// conversation.
+func (s *Store) SaveInbound(ctx context.Context, in core.Inbound) (first bool, err error) {
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := ensureConversation(ctx, tx, in.ConvKey); err != nil {
+			return err
+		}
+		// The conflict target names the partial unique index, so messages
+		// without an id never conflict.
+		res, err := tx.ExecContext(ctx, `INSERT INTO inbound
+			(conv_key, message_id, user_id, user_name, text, time, stored_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (conv_key, message_id) WHERE message_id <> '' DO NOTHING`,
+			in.ConvKey, in.MessageID, in.User.ID, in.User.Name, in.Text, micros(in.Time), micros(time.Now()))
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		first = n == 1
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("sqlite: save inbound %q in %q: %w", in.MessageID, in.ConvKey, err)
+	}
+	return first, nil
+}
+
+// Conversation returns the conversation key, creating it when missing.
+func (s *Store) Conversation(ctx context.Context, key string) (core.Conversation, error) {
+	c, err := conversation(ctx, s.r, key)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Read back through the writer, which has just seen the row.
+		if err = ensureConversation(ctx, s.w, key); err == nil {
+			c, err = conversation(ctx, s.w, key)
+		}
+	}
+	if err != nil {
+		return core.Conversation{}, fmt.Errorf("sqlite: conversation %q: %w", key, err)
+	}
+	return c, nil
+}
+
+func conversation(ctx context.Context, q queryer, key string) (core.Conversation, error) {
+	c := core.Conversation{Key: key}
+	var toolsets string
+	var created sql.NullInt64
+	err := q.QueryRowContext(ctx, `SELECT title, toolsets, created_at FROM conversations WHERE key = ?`, key).
+		Scan(&c.Title, &toolsets, &created)
+	if err != nil {
+		return c, err
+	}
+	c.CreatedAt = fromMicros(created)
+	if c.Toolsets, err = decodeToolsets(toolsets); err != nil {
+		return c, fmt.Errorf("toolsets: %w", err)
+	}
+	return c, nil
+}
+
+// UpdateConversation replaces the title and toolsets of c.Key, creating the
+// conversation when missing (with c.CreatedAt, or now when zero).
+func (s *Store) UpdateConversation(ctx context.Context, c core.Conversation) error {
+	toolsets, err := encodeToolsets(c.Toolsets)
+	if err != nil {
+		return fmt.Errorf("sqlite: update conversation %q: %w", c.Key, err)
+	}
+	created := c.CreatedAt
+	if created.IsZero() {
+		created = time.Now()
+	}
+	_, err = s.w.ExecContext(ctx, `INSERT INTO conversations (key, title, toolsets, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET title = excluded.title, toolsets = excluded.toolsets`,
+		c.Key, c.Title, toolsets, micros(created))
+	if err != nil {
+		return fmt.Errorf("sqlite: update conversation %q: %w", c.Key, err)
+	}
+	return nil
+}

@@ -1,0 +1,31 @@
+// Package sqlite is the embedded default store of opsgate: all durable state
+// (conversations, transcripts, inbound messages, runs, checkpoints,
+// approvals and the audit log) in one SQLite file, through
+// modernc.org/sqlite, so the binary needs no cgo and no server.
+//
+// # Concurrency
+//
+// The file is opened in WAL mode with a busy timeout of 5 s. A Store keeps
+// two connection pools: a single writer connection, through which every
+// write goes, so writers of one process queue in Go instead of contending
+// for the file lock; and a pool of read-only connections, which WAL lets run
+// beside the writer. Write transactions begin IMMEDIATE, taking the write
+// lock up front, so a transaction never has to upgrade a read lock, which
+// is the case in which SQLite returns SQLITE_BUSY without waiting. Several
+// processes (several Stores) may share one file: their writers then wait
+// for each other under the busy timeout.
+//
+// One-shot operations are single statements: DecideApproval is an UPDATE
+// guarded by status = 'pending', ClaimCheckpoint a DELETE … RETURNING.
+//
+// # Schema
+//
+// Migrations are SQL files embedded from migrations/, applied in order, each
+// in its own transaction and recorded in schema_migrations. Open applies
+// pending ones; a database migrated by a newer opsgate is refused. The audit
+// table has triggers that reject UPDATE and DELETE.
+//
+// Times are stored as unix microseconds (UTC), the precision PostgreSQL
+// keeps, and come back in UTC. Raw JSON from the model is stored as JSON
+// strings, so it comes back byte for byte even when it is malformed.
+package sqlite

@@ -1,0 +1,72 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/opsgate/opsgate/core"
+)
+
+// AppendMessages appends msgs to the transcript of key in one transaction,
+// so they land together and in order.
+func (s *Store) AppendMessages(ctx context.Context, key string, msgs ...core.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := ensureConversation(ctx, tx, key); err != nil {
+			return err
+		}
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages
+			(conv_key, role, content, tool_calls, tool_call_id, name, run_id, time)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for i, m := range msgs {
+			calls, err := encodeCalls(m.ToolCalls)
+			if err != nil {
+				return fmt.Errorf("message %d: tool calls: %w", i, err)
+			}
+			if _, err := stmt.ExecContext(ctx, key, string(m.Role), m.Content, calls, m.ToolCallID, m.Name, m.RunID, micros(m.Time)); err != nil {
+				return fmt.Errorf("message %d: %w", i, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: append messages to %q: %w", key, err)
+	}
+	return nil
+}
+
+// Messages returns the transcript of key, oldest first; empty for a
+// conversation without messages.
+func (s *Store) Messages(ctx context.Context, key string) ([]core.Message, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT role, content, tool_calls, tool_call_id, name, run_id, time
+		FROM messages WHERE conv_key = ? ORDER BY id`, key)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: messages of %q: %w", key, err)
+	}
+	defer rows.Close()
+	var msgs []core.Message
+	for rows.Next() {
+		var m core.Message
+		var calls sql.NullString
+		var t sql.NullInt64
+		if err := rows.Scan(&m.Role, &m.Content, &calls, &m.ToolCallID, &m.Name, &m.RunID, &t); err != nil {
+			return nil, fmt.Errorf("sqlite: messages of %q: %w", key, err)
+		}
+		if m.ToolCalls, err = decodeCalls(calls.String); err != nil {
+			return nil, fmt.Errorf("sqlite: messages of %q: tool calls: %w", key, err)
+		}
+		m.Time = fromMicros(t)
+		msgs = append(msgs, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: messages of %q: %w", key, err)
+	}
+	return msgs, nil
+}

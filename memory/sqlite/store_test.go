@@ -1,0 +1,251 @@
+package sqlite_test
+
+import (
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest/storetest"
+	"github.com/opsgate/opsgate/memory/sqlite"
+)
+
+// open opens the store at path and closes it when t ends.
+func open(t testing.TB, path string) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", path, err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
+// raw opens path with plain database/sql, around the Store, to look at
+// what the Store cannot show.
+func raw(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) core.Store {
+		return open(t, filepath.Join(t.TempDir(), "opsgate.db"))
+	})
+}
+
+func TestOpenCreatesDirectoryInWALMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a", "b", "opsgate.db")
+	s := open(t, path)
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("database file: %v", err)
+	}
+	var mode string
+	if err := raw(t, path).QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if mode != "wal" {
+		t.Errorf("journal_mode = %q, want wal", mode)
+	}
+}
+
+func TestOpenRejectsPathsThatAreNotFiles(t *testing.T) {
+	for _, p := range []string{"", ":memory:", filepath.Join(t.TempDir(), "x.db?mode=memory")} {
+		if s, err := sqlite.Open(t.Context(), p); err == nil {
+			s.Close()
+			t.Errorf("Open(%q): err = nil, want an error", p)
+		}
+	}
+}
+
+func TestMigrateIdempotentAndVersioned(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "opsgate.db")
+	s := open(t, path)
+	v, err := s.SchemaVersion(t.Context())
+	if err != nil {
+		t.Fatalf("SchemaVersion: %v", err)
+	}
+	if v != 1 {
+		t.Errorf("SchemaVersion after Open = %d, want 1", v)
+	}
+	for i := range 2 {
+		applied, err := s.Migrate(t.Context())
+		if err != nil {
+			t.Fatalf("Migrate #%d: %v", i+1, err)
+		}
+		if len(applied) != 0 {
+			t.Errorf("Migrate #%d of a current database applied %v, want nothing", i+1, applied)
+		}
+	}
+	rows, err := raw(t, path).Query(`SELECT version, name FROM schema_migrations ORDER BY version`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var v int
+		var name string
+		if err := rows.Scan(&v, &name); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, name)
+	}
+	if d := cmp.Diff([]string{"0001_init"}, got); d != "" {
+		t.Errorf("schema_migrations (-want +got):\n%s", d)
+	}
+	// Reopening does not apply anything again either.
+	s.Close()
+	s2 := open(t, path)
+	if v, err := s2.SchemaVersion(t.Context()); err != nil || v != 1 {
+		t.Errorf("SchemaVersion after reopening = %d, %v; want 1, nil", v, err)
+	}
+}
+
+func TestMigrateRefusesNewerSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "opsgate.db")
+	open(t, path).Close()
+	if _, err := raw(t, path).Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, '0099_future', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sqlite.Open(t.Context(), path)
+	if err == nil {
+		s.Close()
+		t.Fatal("Open of a database from a newer opsgate: err = nil, want an error")
+	}
+	if !strings.Contains(err.Error(), "newer") {
+		t.Errorf("Open error = %q, want it to say the schema is newer", err)
+	}
+}
+
+func TestAuditRejectsUpdateAndDelete(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "opsgate.db")
+	s := open(t, path)
+	e := core.AuditEntry{Time: time.Now(), Kind: core.AuditApproved, ConvKey: "c", RunID: "r", ApprovalID: "a", Actor: core.Actor{ID: "U2"}}
+	if err := s.AppendAudit(t.Context(), e); err != nil {
+		t.Fatal(err)
+	}
+	want, err := s.Audit(t.Context(), core.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := raw(t, path)
+	for _, stmt := range []string{
+		`UPDATE audit SET kind = 'denied'`,
+		`UPDATE audit SET actor_id = 'U666' WHERE id = 1`,
+		`DELETE FROM audit WHERE id = 1`,
+		`DELETE FROM audit`,
+		`INSERT OR REPLACE INTO audit (id, time, kind, conv_key, run_id, approval_id, actor_id, actor_name, toolset, tool, action_hash, risk, duration_ns, detail)
+			VALUES (1, 0, 'denied', 'c', 'r', 'a', 'U666', '', '', '', '', '', 0, '')`,
+		`INSERT INTO audit (id, time, kind, conv_key, run_id, approval_id, actor_id, actor_name, toolset, tool, action_hash, risk, duration_ns, detail)
+			VALUES (1, 0, 'denied', 'c', 'r', 'a', 'U666', '', '', '', '', '', 0, '')
+			ON CONFLICT (id) DO UPDATE SET kind = excluded.kind`,
+		`UPDATE OR REPLACE audit SET id = 2 WHERE id = 1`,
+	} {
+		_, err := db.Exec(stmt)
+		if err == nil || !strings.Contains(err.Error(), "append-only") {
+			t.Errorf("%s: err = %v, want the append-only trigger to reject it", stmt, err)
+		}
+	}
+	got, err := s.Audit(t.Context(), core.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("audit log changed (-before +after):\n%s", d)
+	}
+}
+
+func TestReopenKeepsData(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "opsgate.db")
+	s := open(t, path)
+	const conv = "terminal:alice"
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	if _, err := s.SaveInbound(ctx, core.Inbound{ConvKey: conv, MessageID: "m1", Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := []core.Message{{Role: core.RoleUser, Content: "hi", Time: now}, {Role: core.RoleAssistant, Content: "hello", Time: now}}
+	if err := s.AppendMessages(ctx, conv, msgs...); err != nil {
+		t.Fatal(err)
+	}
+	run := core.Run{ID: "r1", ConvKey: conv, Status: core.RunAwaitingApproval, StartedAt: now}
+	if err := s.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	cp := core.Checkpoint{RunID: "r1", ConvKey: conv, Iteration: 2, CreatedAt: now}
+	if err := s.SaveCheckpoint(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	appr := core.Approval{ID: "a1", RunID: "r1", ConvKey: conv, Status: core.ApprovalPending, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	if err := s.CreateApprovals(ctx, appr); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendAudit(ctx, core.AuditEntry{Time: now, Kind: core.AuditProposed, ConvKey: conv}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = open(t, path)
+	if first, err := s.SaveInbound(ctx, core.Inbound{ConvKey: conv, MessageID: "m1", Text: "hi"}); err != nil || first {
+		t.Errorf("SaveInbound of m1 after reopening = %v, %v; want false, nil", first, err)
+	}
+	check := func(what string, want any, got any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Errorf("%s after reopening: %v", what, err)
+			return
+		}
+		if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("%s after reopening (-want +got):\n%s", what, d)
+		}
+	}
+	gotMsgs, err := s.Messages(ctx, conv)
+	check("Messages", msgs, gotMsgs, err)
+	gotRun, err := s.Run(ctx, "r1")
+	check("Run", run, gotRun, err)
+	gotCP, err := s.Checkpoint(ctx, "r1")
+	check("Checkpoint", cp, gotCP, err)
+	gotAppr, err := s.Approval(ctx, "a1")
+	check("Approval", appr, gotAppr, err)
+
+	if err := s.AppendAudit(ctx, core.AuditEntry{Time: now, Kind: core.AuditExpired, ConvKey: conv}); err != nil {
+		t.Fatal(err)
+	}
+	es, err := s.Audit(ctx, core.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 2 || es[0].Kind != core.AuditProposed || es[1].ID <= es[0].ID {
+		t.Errorf("Audit after reopening = %+v, want the old entry, then the new one with a larger id", es)
+	}
+}
+
+func TestErrorsWrapSentinels(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "opsgate.db"))
+	_, err := s.Run(t.Context(), "nope")
+	if !errors.Is(err, core.ErrNotFound) || !strings.HasPrefix(err.Error(), "sqlite: ") {
+		t.Errorf("Run of an unknown id: err = %q, want a \"sqlite: \" error wrapping ErrNotFound", err)
+	}
+}
