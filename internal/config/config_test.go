@@ -403,3 +403,21 @@ func TestExpand(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleConfigsLoad keeps the shipped examples in step with the loader.
+func TestExampleConfigsLoad(t *testing.T) {
+	files, err := filepath.Glob("../../configs/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no example configs found in configs/")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if _, err := Load(f, env("OPENAI_API_KEY", "sk-test")); err != nil {
+				t.Fatalf("example config does not load: %v", err)
+			}
+		})
+	}
+}
