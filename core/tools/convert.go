@@ -31,15 +31,18 @@ func convert(toolset string, t mcp.Tool, names *names) core.Tool {
 	}
 }
 
-// riskOf classifies a tool by its annotations. They are the server's own
-// claims, so each may only add caution: destructive wins over read-only,
-// and no claim at all is a write.
+// riskOf classifies a tool by its annotations (the server's own claims,
+// which is why opsgate trusts a server only as far as its config does): no
+// claim at all is a write, and only an explicit readOnlyHint is a read.
 func riskOf(a mcp.ToolAnnotation) core.Risk {
 	switch {
-	case a.DestructiveHint != nil && *a.DestructiveHint:
-		return core.RiskDestructive
+	// readOnlyHint wins: the MCP spec gives destructiveHint meaning only when
+	// readOnlyHint is false, and mcp-go's NewTool presets destructiveHint
+	// true, so servers built with it and marked read-only are reads.
 	case a.ReadOnlyHint != nil && *a.ReadOnlyHint:
 		return core.RiskRead
+	case a.DestructiveHint != nil && *a.DestructiveHint:
+		return core.RiskDestructive
 	default:
 		return core.RiskWrite
 	}

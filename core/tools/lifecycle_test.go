@@ -3,8 +3,10 @@
 package tools_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"strings"
@@ -235,19 +237,35 @@ func TestCloseStopsGrandchildren(t *testing.T) {
 		t.Fatal(err)
 	}
 	grandchild := readPID(t, pidFile)
-	if exited(grandchild) {
+	if killed(grandchild) {
 		t.Fatalf("grandchild %d is not running before Close", grandchild)
 	}
 	if err := h.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	// Orphaned, it is reaped by init once killed; give that a moment.
+	// Orphaned, it is reaped by whatever adopted it, if anything does (a
+	// container's pid 1 may not), so a zombie counts as stopped.
 	deadline := time.Now().Add(10 * time.Second)
-	for !exited(grandchild) && time.Now().Before(deadline) {
+	for !killed(grandchild) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if !exited(grandchild) {
+	if !killed(grandchild) {
 		t.Errorf("grandchild %d still exists after Close", grandchild)
 		_ = syscall.Kill(grandchild, syscall.SIGKILL)
 	}
+}
+
+// killed reports whether pid is gone or a zombie. Zombies are visible only
+// through /proc (Linux); elsewhere this is exited.
+func killed(pid int) bool {
+	if exited(pid) {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return exited(pid) // no /proc, or it just went away
+	}
+	// The state follows the parenthesised command name.
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X')
 }

@@ -54,7 +54,8 @@ func stdioServer(t *testing.T, name string, env map[string]string) (tools.Server
 	for k, v := range env {
 		e[k] = v
 	}
-	return tools.ServerConfig{Name: name, Command: os.Args[0], Env: e}, pidFile
+	// -test.run=^$ keeps a child that did not serve from running the tests.
+	return tools.ServerConfig{Name: name, Command: os.Args[0], Args: []string{"-test.run=^$"}, Env: e}, pidFile
 }
 
 func readPID(t *testing.T, path string) int {

@@ -47,7 +47,7 @@ func TestToolsRiskFromAnnotations(t *testing.T) {
 // A server's hints only ever add caution: a tool claiming to be read-only
 // and destructive at once is destructive, and so is a read-only tool built
 // with mcp.NewTool's defaults (which preset destructiveHint true).
-func TestToolsRiskConflictingHintsAreDestructive(t *testing.T) {
+func TestToolsRiskReadOnlyHintWinsOverDestructiveHint(t *testing.T) {
 	s := server.NewMCPServer("odd", "1.0.0")
 	noop := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("ok"), nil
@@ -72,8 +72,8 @@ func TestToolsRiskConflictingHintsAreDestructive(t *testing.T) {
 		got[tool.Name] = tool.Risk
 	}
 	want := map[string]core.Risk{
-		"both":                core.RiskDestructive,
-		"newtool_readonly":    core.RiskDestructive,
+		"both":                core.RiskRead,
+		"newtool_readonly":    core.RiskRead,
 		"read_nondestructive": core.RiskRead,
 		"destructive_only":    core.RiskDestructive,
 		"readonly_false":      core.RiskWrite,

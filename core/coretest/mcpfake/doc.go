@@ -37,12 +37,16 @@
 //		os.Exit(m.Run())
 //	}
 //
-// and configure the server as Command os.Args[0] with the environment
-// variable EnvStdio set to "1". The child serves a fresh fixture on
-// stdin/stdout and exits when stdin closes. EnvPIDFile makes it write its
-// process id to a file (so a test can kill it); EnvFail makes it print the
-// variable's value on stderr and exit 1 before serving (so a test can see a
-// server that fails to start); EnvLegacy makes it refuse the 2026-07-28
-// server/discover probe, as older servers do. Calls made in the child are recorded in the
-// child, so Calls is of no use there; assert on results instead.
+// and configure the server as Command os.Args[0], Args ["-test.run=^$"]
+// (a binary lacking that TestMain then runs no tests instead of recursing)
+// and Env {EnvStdio: "1"}. Pass every variable the child needs in Env:
+// core/tools does not hand a child opsgate's environment. Under -race add
+// GORACE=atexit_sleep_ms=0, or each stopped child costs a second.
+//
+// The child serves a fresh fixture on stdin/stdout and exits when stdin
+// closes. EnvPIDFile makes it write its process id to a file (so a test can
+// kill it); EnvFail makes it print the variable's value on stderr and exit
+// 1 before serving (a server that fails to start); EnvLegacy makes it
+// refuse the 2026-07-28 server/discover probe, as older servers do. Calls
+// are recorded in the child, so Calls is of no use there: assert on results.
 package mcpfake
