@@ -12,6 +12,9 @@ var (
 	ErrExpired = errors.New("approval expired")
 	// ErrNotAllowed: the actor may not decide this approval.
 	ErrNotAllowed = errors.New("not allowed to decide this approval")
+	// ErrShuttingDown: the engine no longer accepts messages; the platform
+	// should redeliver the message later (it was not stored).
+	ErrShuttingDown = errors.New("engine is shutting down")
 	// ErrHashMismatch: the action about to run is not the one approved.
 	ErrHashMismatch = errors.New("action does not match the approved action hash")
 )

@@ -39,14 +39,22 @@ type harness struct {
 	store *sqlite.Store
 	rec   *coretest.Recorder
 	eng   *core.Engine
-	cfg   core.Config
-	msgN  atomic.Int64
+	cfg    core.Config
+	memory core.Retriever
+	msgN   atomic.Int64
 }
 
 type option func(*harness, *[]tools.ServerConfig)
 
 func withConfig(f func(*core.Config)) option {
 	return func(h *harness, _ *[]tools.ServerConfig) { f(&h.cfg) }
+}
+
+func withMemory(r core.Retriever) option {
+	return func(h *harness, _ *[]tools.ServerConfig) {
+		h.memory = r
+		h.cfg.MemoryEnabled = true
+	}
 }
 
 func withServer(sc tools.ServerConfig) option {
@@ -90,7 +98,7 @@ func (h *harness) newEngine() (*core.Engine, *coretest.Recorder) {
 		h.t.Fatal(err)
 	}
 	rec := coretest.NewRecorder()
-	eng, err := core.NewEngine(h.cfg, core.Deps{Model: model, Tools: h.host, Store: h.store, Sender: rec, Logger: testLogger(h.t)})
+	eng, err := core.NewEngine(h.cfg, core.Deps{Model: model, Tools: h.host, Store: h.store, Sender: rec, Retriever: h.memory, Logger: testLogger(h.t)})
 	if err != nil {
 		h.t.Fatal(err)
 	}

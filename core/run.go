@@ -181,6 +181,9 @@ func (e *Engine) memoryPrepare(ctx context.Context, rs *runState) node {
 		e.log.Warn("memory retrieval failed; continuing without memory", "conv", rs.run.ConvKey, "err", err)
 		return nodeModel
 	}
+	if mc.Trusted == "" && mc.Untrusted == "" {
+		return nodeModel
+	}
 	var b strings.Builder
 	if mc.Trusted != "" {
 		fmt.Fprintf(&b, "<memory_context>\n%s\n</memory_context>\n", mc.Trusted)

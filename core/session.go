@@ -70,6 +70,14 @@ func (e *Engine) Handle(ctx context.Context, in Inbound) error {
 	if in.Time.IsZero() {
 		in.Time = e.now()
 	}
+	// Refuse before storing: a message stored but never run would be taken
+	// for a duplicate when the platform redelivers it after the restart.
+	e.mu.Lock()
+	closed := e.closed
+	e.mu.Unlock()
+	if closed {
+		return ErrShuttingDown
+	}
 	first, err := e.store.SaveInbound(ctx, in)
 	if err != nil {
 		return fmt.Errorf("core: store inbound message: %w", err)
@@ -84,9 +92,6 @@ func (e *Engine) Handle(ctx context.Context, in Inbound) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
-		return errors.New("core: engine is shutting down")
-	}
 	s := e.sessionLocked(in.ConvKey)
 	if s.active == nil {
 		e.startLocked(s, job{kind: jobNew, in: in})
@@ -165,7 +170,7 @@ func (e *Engine) drive(s *session, a *activeRun, j job) {
 			late = append(late, job{kind: jobNew, in: in})
 		}
 		s.queue = append(late, s.queue...)
-		if len(s.queue) == 0 || e.closed && s.queue[0].kind == jobNew {
+		if len(s.queue) == 0 {
 			s.active = nil
 			s.queue = nil
 			e.mu.Unlock()

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -284,5 +285,25 @@ func TestTransientErrorsExhaustRetriesWithAReadableError(t *testing.T) {
 	h.say("again")
 	if next := h.rec.WaitCompleted(t, 2); next.Status != core.RunDone {
 		t.Fatalf("next = %+v", next)
+	}
+}
+
+func TestShutdownRefusesNewMessagesWithoutStoringThem(t *testing.T) {
+	h := newHarness(t)
+	if err := h.eng.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	in := core.Inbound{ConvKey: conv, MessageID: "late-1", User: alice, Text: "hello"}
+	if err := h.eng.Handle(context.Background(), in); !errors.Is(err, core.ErrShuttingDown) {
+		t.Fatalf("Handle after Shutdown = %v, want ErrShuttingDown", err)
+	}
+	// After a restart the platform redelivers the message: it must run.
+	eng2, rec2 := h.newEngine()
+	h.llm.Push(text("processed after restart"))
+	if err := eng2.Handle(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	if done := rec2.WaitCompleted(t, 1); done.Text != "processed after restart" {
+		t.Fatalf("completed = %+v", done)
 	}
 }

@@ -31,40 +31,59 @@ func Window(msgs []Message, keep int) []Message {
 	return dropOrphans(kept)
 }
 
-// dropOrphans removes tool results without their call and strips calls
+// dropOrphans removes tool results without their call, strips calls
 // without a result (an assistant message left with neither text nor calls
-// goes too).
+// goes too), and moves every result right behind the message that asked for
+// it, as providers require, even if the stored transcript interleaved them
+// (a decision that raced a newer message).
 func dropOrphans(msgs []Message) []Message {
-	called := map[string]bool{}
-	answered := map[string]bool{}
-	for _, m := range msgs {
-		for _, c := range m.ToolCalls {
-			called[c.ID] = true
+	// Each result belongs to the nearest earlier assistant message with that
+	// call id (some servers reuse ids across turns), answered once.
+	answers := map[int]map[string]Message{}
+	for i, m := range msgs {
+		if m.Role != RoleTool {
+			continue
 		}
-		if m.Role == RoleTool {
-			answered[m.ToolCallID] = true
+	search:
+		for j := i - 1; j >= 0; j-- {
+			for _, c := range msgs[j].ToolCalls {
+				if c.ID != m.ToolCallID {
+					continue
+				}
+				if answers[j] == nil {
+					answers[j] = map[string]Message{}
+				}
+				if _, done := answers[j][c.ID]; !done {
+					answers[j][c.ID] = m
+				}
+				break search
+			}
 		}
 	}
 	out := make([]Message, 0, len(msgs))
-	for _, m := range msgs {
-		switch {
-		case m.Role == RoleTool && !called[m.ToolCallID]:
+	for i, m := range msgs {
+		if m.Role == RoleTool {
+			continue // placed behind its call below
+		}
+		if len(m.ToolCalls) == 0 {
+			out = append(out, m)
 			continue
-		case len(m.ToolCalls) > 0:
-			var calls []ToolCall
-			for _, c := range m.ToolCalls {
-				if answered[c.ID] {
-					calls = append(calls, c)
-				}
-			}
-			if len(calls) != len(m.ToolCalls) {
-				if len(calls) == 0 && m.Content == "" {
-					continue
-				}
-				m.ToolCalls = calls
+		}
+		var calls []ToolCall
+		var results []Message
+		for _, c := range m.ToolCalls {
+			if r, ok := answers[i][c.ID]; ok {
+				calls = append(calls, c)
+				results = append(results, r)
+				delete(answers[i], c.ID)
 			}
 		}
+		if len(calls) == 0 && m.Content == "" {
+			continue
+		}
+		m.ToolCalls = calls
 		out = append(out, m)
+		out = append(out, results...)
 	}
 	return out
 }

@@ -76,3 +76,20 @@ func describe(msgs []core.Message) []string {
 	}
 	return out
 }
+
+func TestWindowPutsResultsBehindTheirCall(t *testing.T) {
+	msgs := []core.Message{
+		{Role: core.RoleUser, Content: "first"},
+		{Role: core.RoleAssistant, ToolCalls: []core.ToolCall{{ID: "a", Name: "scale"}}},
+		{Role: core.RoleUser, Content: "never mind"},
+		{Role: core.RoleTool, ToolCallID: "a", Content: "ra (a decision that raced the new message)"},
+		{Role: core.RoleAssistant, ToolCalls: []core.ToolCall{{ID: "a", Name: "get_pods"}}},
+		{Role: core.RoleTool, ToolCallID: "a", Content: "second a"},
+		{Role: core.RoleUser, Content: "newest"},
+	}
+	got := describe(core.Window(msgs, 40))
+	want := []string{"user:first", "assistant:[a]", "tool:ra (a decision that raced the new message)", "user:never mind", "assistant:[a]", "tool:second a", "user:newest"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
