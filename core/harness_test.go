@@ -32,13 +32,13 @@ var (
 )
 
 type harness struct {
-	t     *testing.T
-	llm   *llmfake.Server
-	k8s   *mcpfake.Fixture
-	host  *tools.Host
-	store *sqlite.Store
-	rec   *coretest.Recorder
-	eng   *core.Engine
+	t      *testing.T
+	llm    *llmfake.Server
+	k8s    *mcpfake.Fixture
+	host   *tools.Host
+	store  *sqlite.Store
+	rec    *coretest.Recorder
+	eng    *core.Engine
 	cfg    core.Config
 	memory core.Retriever
 	msgN   atomic.Int64
