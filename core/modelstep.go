@@ -33,6 +33,7 @@ func (e *Engine) modelStep(ctx context.Context, rs *runState) node {
 		if err := e.appendMessages(bg, rs, msgs...); err != nil {
 			return e.fail(rs, err)
 		}
+		e.markDone(bg, steer...)
 	}
 	schemas, notes := e.catalogue(ctx, rs)
 	if ctx.Err() != nil {

@@ -112,6 +112,7 @@ func (e *Engine) newRun(ctx context.Context, s *session, a *activeRun, in Inboun
 	if err := e.appendMessages(ctx, rs, Message{Role: RoleUser, Content: in.Text, Time: in.Time}); err != nil {
 		return nil, err
 	}
+	e.markDone(ctx, in)
 	if fresh {
 		conv.Title = title(in.Text)
 		if err := e.store.UpdateConversation(ctx, conv); err != nil {

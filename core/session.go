@@ -70,6 +70,10 @@ func (e *Engine) Handle(ctx context.Context, in Inbound) error {
 	if in.Time.IsZero() {
 		in.Time = e.now()
 	}
+	if in.MessageID == "" {
+		// Every stored message needs an id to be marked done.
+		in.MessageID = "local:" + newID()
+	}
 	// Refuse before storing: a message stored but never run would be taken
 	// for a duplicate when the platform redelivers it after the restart.
 	e.mu.Lock()
@@ -86,16 +90,43 @@ func (e *Engine) Handle(ctx context.Context, in Inbound) error {
 		e.log.Info("duplicate inbound message ignored", "conv", in.ConvKey, "message_id", in.MessageID)
 		return nil
 	}
+	e.route(ctx, in)
+	return nil
+}
+
+// Recover runs the stored messages that a crash or kill interrupted between
+// storing and handling, for the conversations match accepts (those of the
+// adapters this process serves). It returns how many it routed.
+func (e *Engine) Recover(ctx context.Context, match func(convKey string) bool) (int, error) {
+	pending, err := e.store.PendingInbound(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("core: recover messages: %w", err)
+	}
+	n := 0
+	for _, in := range pending {
+		if match != nil && !match(in.ConvKey) {
+			continue
+		}
+		e.log.Info("running a message stored before a restart", "conv", in.ConvKey, "message_id", in.MessageID)
+		e.route(ctx, in)
+		n++
+	}
+	return n, nil
+}
+
+// route hands a stored message to its conversation.
+func (e *Engine) route(ctx context.Context, in Inbound) {
 	if IsStopCommand(in.Text) {
+		e.markDone(ctx, in)
 		e.Stop(ctx, in.ConvKey)
-		return nil
+		return
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.sessionLocked(in.ConvKey)
 	if s.active == nil {
 		e.startLocked(s, job{kind: jobNew, in: in})
-		return nil
+		return
 	}
 	switch e.cfg.QueueMode {
 	case QueueSteer:
@@ -106,7 +137,16 @@ func (e *Engine) Handle(ctx context.Context, in Inbound) error {
 		s.queue = append([]job{{kind: jobNew, in: in}}, s.queue...)
 		s.active.cancel()
 	}
-	return nil
+}
+
+// markDone records that a stored message was handled; a failure only means
+// the message may run again after a crash, so it is logged.
+func (e *Engine) markDone(ctx context.Context, msgs ...Inbound) {
+	for _, in := range msgs {
+		if err := e.store.MarkInboundDone(context.WithoutCancel(ctx), in.ConvKey, in.MessageID); err != nil {
+			e.log.Error("mark inbound message done", "conv", in.ConvKey, "message_id", in.MessageID, "err", err)
+		}
+	}
 }
 
 // IsStopCommand reports whether text is the stop command.
@@ -121,8 +161,10 @@ func IsStopCommand(text string) bool {
 func (e *Engine) Stop(ctx context.Context, convKey string) bool {
 	e.mu.Lock()
 	did := false
+	var dropped []Inbound
 	if s := e.sessions[convKey]; s != nil && s.active != nil {
 		did = true
+		dropped = append(dropped, s.active.steer...)
 		s.active.steer = nil
 		s.active.cancel()
 		// A resume job owns a claimed checkpoint: it must still run, to close
@@ -132,11 +174,14 @@ func (e *Engine) Stop(ctx context.Context, convKey string) bool {
 			if j.kind == jobResume {
 				j.cancelled = true
 				keep = append(keep, j)
+			} else {
+				dropped = append(dropped, j.in)
 			}
 		}
 		s.queue = keep
 	}
 	e.mu.Unlock()
+	e.markDone(ctx, dropped...)
 	n := e.closePaused(ctx, convKey, ApprovalCancelled)
 	return did || n > 0
 }

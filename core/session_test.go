@@ -307,3 +307,58 @@ func TestShutdownRefusesNewMessagesWithoutStoringThem(t *testing.T) {
 		t.Fatalf("completed = %+v", done)
 	}
 }
+
+func TestRecoverRunsAMessageStoredBeforeACrash(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	in := core.Inbound{ConvKey: conv, MessageID: "tg-7", User: alice, Text: "is prod ok?"}
+	// The process stored the message and died before handling it.
+	if _, err := h.store.SaveInbound(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	eng, rec := h.newEngine()
+	// The platform's redelivery is a duplicate now...
+	if err := eng.Handle(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.llm.Requests()); n != 0 {
+		t.Fatalf("duplicate ran %d model calls", n)
+	}
+	// ...so recovery at start-up is what runs it, once.
+	h.llm.Push(text("prod is fine"))
+	n, err := eng.Recover(ctx, func(key string) bool { return strings.HasPrefix(key, "terminal:") })
+	if err != nil || n != 1 {
+		t.Fatalf("Recover = %d, %v; want 1", n, err)
+	}
+	if done := rec.WaitCompleted(t, 1); done.Text != "prod is fine" {
+		t.Fatalf("completed = %+v", done)
+	}
+	if n, err := eng.Recover(ctx, nil); err != nil || n != 0 {
+		t.Fatalf("second Recover = %d, %v; want nothing left", n, err)
+	}
+}
+
+func TestStopMarksDroppedMessagesDone(t *testing.T) {
+	h := newHarness(t, withConfig(func(c *core.Config) { c.QueueMode = core.QueueFollowup }))
+	hold := make(chan struct{})
+	defer close(hold)
+	h.llm.Push(llmfake.Reply{Text: "working on it", Hold: hold})
+	h.say("first")
+	h.rec.Wait(t, 5*time.Second, 1, coretest.Of(core.EventToken))
+	h.say("queued behind")
+	h.eng.Stop(context.Background(), conv)
+	h.rec.WaitCompleted(t, 1)
+	if err := h.eng.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	pending, err := h.store.PendingInbound(context.Background())
+	if err != nil || len(pending) != 0 {
+		t.Fatalf("pending after stop = %+v, %v; a stopped queue must not replay after a restart", pending, err)
+	}
+	if n := len(h.llm.Requests()); n != 1 {
+		t.Fatalf("model calls = %d, want 1 (the queued message was dropped by stop)", n)
+	}
+}

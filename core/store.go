@@ -23,6 +23,12 @@ type ConversationStore interface {
 	// first=false, and stores nothing, when a message with the same
 	// (ConvKey, MessageID) was saved before; an empty MessageID never dedupes.
 	SaveInbound(ctx context.Context, in Inbound) (first bool, err error)
+	// MarkInboundDone records that a saved message was handled: its run
+	// started, it steered a run, or a stop dropped it. Unknown ids are ignored.
+	MarkInboundDone(ctx context.Context, convKey, messageID string) error
+	// PendingInbound returns saved messages not marked done, oldest first:
+	// what a crash interrupted between storing and handling.
+	PendingInbound(ctx context.Context) ([]Inbound, error)
 	// Conversation returns the conversation, creating it when missing.
 	Conversation(ctx context.Context, key string) (Conversation, error)
 	// UpdateConversation replaces the mutable state (Toolsets, Title).

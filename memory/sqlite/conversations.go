@@ -88,3 +88,38 @@ func (s *Store) UpdateConversation(ctx context.Context, c core.Conversation) err
 	}
 	return nil
 }
+
+// MarkInboundDone records that a saved message was handled.
+func (s *Store) MarkInboundDone(ctx context.Context, convKey, messageID string) error {
+	_, err := s.w.ExecContext(ctx, `UPDATE inbound SET done_at = ?
+		WHERE conv_key = ? AND message_id = ? AND message_id <> '' AND done_at IS NULL`,
+		micros(time.Now()), convKey, messageID)
+	if err != nil {
+		return fmt.Errorf("sqlite: mark inbound %q in %q done: %w", messageID, convKey, err)
+	}
+	return nil
+}
+
+// PendingInbound returns saved messages not marked done, oldest first.
+func (s *Store) PendingInbound(ctx context.Context) ([]core.Inbound, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT conv_key, message_id, user_id, user_name, text, time
+		FROM inbound WHERE done_at IS NULL ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: pending inbound: %w", err)
+	}
+	defer rows.Close()
+	var out []core.Inbound
+	for rows.Next() {
+		var in core.Inbound
+		var at sql.NullInt64
+		if err := rows.Scan(&in.ConvKey, &in.MessageID, &in.User.ID, &in.User.Name, &in.Text, &at); err != nil {
+			return nil, fmt.Errorf("sqlite: pending inbound: %w", err)
+		}
+		in.Time = fromMicros(at)
+		out = append(out, in)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: pending inbound: %w", err)
+	}
+	return out, nil
+}

@@ -6,6 +6,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/opsgate/opsgate/core"
 )
 
@@ -68,6 +71,43 @@ func testSaveInboundPerConversation(t *testing.T, s core.Store) {
 	}
 	if saveInbound(t, s, inbound(conv2, "m1")) {
 		t.Error("SaveInbound(conv2, m1) again: first=true, want false")
+	}
+}
+
+func testPendingInbound(t *testing.T, s core.Store) {
+	ctx := t.Context()
+	if got, err := s.PendingInbound(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("PendingInbound of an empty store = %v, %v", got, err)
+	}
+	m1, m2, m3 := inbound(conv1, "m1"), inbound(conv2, "m2"), inbound(conv1, "m3")
+	for _, in := range []core.Inbound{m1, m2, m3} {
+		saveInbound(t, s, in)
+	}
+	saveInbound(t, s, m1) // a redelivery adds nothing
+	if err := s.MarkInboundDone(ctx, conv2, "m2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkInboundDone(ctx, conv1, "no-such-message"); err != nil {
+		t.Fatalf("MarkInboundDone of an unknown id: %v, want nil", err)
+	}
+	got, err := s.PendingInbound(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]core.Inbound{m1, m3}, got, cmpopts.EquateApproxTime(Precision)); diff != "" {
+		t.Errorf("PendingInbound (-want +got):\n%s", diff)
+	}
+	for _, in := range []core.Inbound{m1, m3} {
+		if err := s.MarkInboundDone(ctx, in.ConvKey, in.MessageID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := s.PendingInbound(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("PendingInbound after marking all done = %v, %v", got, err)
+	}
+	// A done message redelivered is still a duplicate.
+	if saveInbound(t, s, m1) {
+		t.Error("SaveInbound of a done message: first=true, want false")
 	}
 }
 

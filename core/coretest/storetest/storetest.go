@@ -26,6 +26,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"SaveInboundEmptyMessageID", testSaveInboundEmptyMessageID},
 		{"SaveInboundPerConversation", testSaveInboundPerConversation},
 		{"SaveInboundConcurrent", testSaveInboundConcurrent},
+		{"PendingInbound", testPendingInbound},
 		{"ConversationCreatedOnFirstUse", testConversationCreatedOnFirstUse},
 		{"UpdateConversation", testUpdateConversation},
 		{"MessagesRoundTrip", testMessagesRoundTrip},
