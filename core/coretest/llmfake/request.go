@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Request is a chat request as the server received it.
@@ -24,6 +25,10 @@ type Request struct {
 	Header http.Header
 	// Raw is the request body as received.
 	Raw []byte
+	// Received is when the request reached the handler, before its body was
+	// read: the moment the model would start working on it (benchmarks
+	// measure latency up to here).
+	Received time.Time
 }
 
 // Message is one message of a request. Content of a multi-part message is

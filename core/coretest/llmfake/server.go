@@ -131,12 +131,14 @@ func (s *Server) record(req Request, consume bool) (reply Reply, n int, ok bool)
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	received := time.Now()
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "", "llmfake: read body: "+err.Error())
 		return
 	}
 	req, decErr := decodeRequest(body, r.Header.Clone())
+	req.Received = received
 	reply, n, ok := s.record(req, decErr == nil)
 	if decErr != nil {
 		writeError(w, http.StatusBadRequest, "", decErr.Error())
