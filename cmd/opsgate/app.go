@@ -66,8 +66,6 @@ func engineConfig(cfg *config.Config) core.Config {
 		DefaultToolsets:       cfg.Tools.DefaultToolsets,
 		MemoryEnabled:         cfg.Memory.Enabled,
 		MemoryTokenBudget:     cfg.Memory.TokenBudget,
-		// Without a policy the requester decides their own requests.
-		MayDecide: nil,
 	}
 }
 
@@ -81,8 +79,9 @@ func serverNames(cfg *config.Config) []string {
 
 // openApp builds everything that only checks its configuration first, so a
 // mistake there opens nothing, then opens the store and builds the engine
-// with sender as its event sink.
-func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender core.EventSender) (*app, error) {
+// with sender as its event sink. mayDecide is the approver rule (nil: the
+// requester only).
+func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender core.EventSender, mayDecide func(core.Approval, core.Actor) bool) (*app, error) {
 	model, err := newModel(cfg)
 	if err != nil {
 		return nil, err
@@ -99,7 +98,9 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		host.Close()
 		return nil, err
 	}
-	engine, err := core.NewEngine(engineConfig(cfg), core.Deps{
+	ecfg := engineConfig(cfg)
+	ecfg.MayDecide = mayDecide
+	engine, err := core.NewEngine(ecfg, core.Deps{
 		Model:  model,
 		Tools:  host,
 		Store:  store,
@@ -114,12 +115,18 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine}, nil
 }
 
-// shutdown lets runs finish or checkpoint (until ctx ends), then closes the
-// tool servers and the store.
-func (a *app) shutdown(ctx context.Context) error {
+// shutdown lets runs finish or checkpoint (until ctx ends), runs then (the
+// adapters' flush of their last messages), and closes the tool servers and
+// the store.
+func (a *app) shutdown(ctx context.Context, then ...func() error) error {
 	var errs []error
 	if err := a.engine.Shutdown(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("engine: runs still active at shutdown: %w", err))
+	}
+	for _, f := range then {
+		if err := f(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if err := a.tools.Close(); err != nil {
 		errs = append(errs, err)

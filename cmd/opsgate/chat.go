@@ -54,7 +54,7 @@ func (e *env) chat(ctx context.Context, args []string) int {
 		ConvKey:     "terminal:" + who.ID,
 		Logger:      e.log,
 	})
-	a, err := openApp(ctx, cfg, e.log, term)
+	a, err := openApp(ctx, cfg, e.log, term, nil)
 	if err != nil {
 		e.fail(err)
 		return exitError

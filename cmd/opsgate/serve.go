@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -9,9 +10,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"time"
-
-	"github.com/opsgate/opsgate/core"
 )
 
 const serveHelp = `Usage: opsgate serve
@@ -36,52 +36,69 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 
-	for _, a := range []struct {
-		name string
-		on   bool
-	}{
-		{"telegram", cfg.Telegram.Token != ""},
-		{"slack", cfg.Slack.BotToken != ""},
-		{"discord", cfg.Discord.Token != ""},
-	} {
-		if a.on {
-			e.log.Warn("adapter configured but not available in this build yet; it will not start", "adapter", a.name)
-		}
-	}
 	if len(cfg.Schedules) > 0 {
 		e.log.Warn("schedules are configured but not available in this build yet; they will not run", "count", len(cfg.Schedules))
 	}
-
-	// No adapter renders events yet (runs can only be resumed by a late
-	// approval decision); log them so nothing disappears silently.
-	sender := core.SenderFunc(func(_ context.Context, ev core.Event) error {
-		e.log.Debug("event", "type", ev.Type, "conv", ev.ConvKey, "run", ev.RunID)
-		return nil
-	})
-	a, err := openApp(ctx, cfg, e.log, sender)
+	// Adapters check their configuration before anything is opened, so a
+	// mistake starts nothing.
+	ref := &engineRef{}
+	chats, err := buildChats(cfg, e.log, ref)
 	if err != nil {
 		e.fail(err)
 		return exitError
 	}
+	a, err := openApp(ctx, cfg, e.log, eventRouter(chats, e.log), approverRule(chats))
+	if err != nil {
+		e.fail(err)
+		return exitError
+	}
+	ref.e = a.engine
+	closeChats := func() error {
+		var errs []error
+		for _, c := range chats {
+			if err := c.close(); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
+			}
+		}
+		return errors.Join(errs...)
+	}
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {
 		e.fail(fmt.Errorf("serve: server.listen: %w", err))
-		e.closeApp(a)
+		e.closeApp(a, closeChats)
 		return exitError
 	}
 	started := time.Now()
 	srv := &http.Server{
-		Handler:           e.routes(a, started),
+		Handler:           e.routes(a, started, chats),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(e.log.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+
+	// Messages stored before a crash but never handled run first.
+	if n, err := a.engine.Recover(ctx, ownedByAny(chats)); err != nil {
+		e.log.Error("recovering messages stored before a restart", "err", err)
+	} else if n > 0 {
+		e.log.Info("recovered messages stored before a restart", "count", n)
+	}
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	engineDone := make(chan struct{})
 	go func() { a.engine.Run(runCtx); close(engineDone) }()
+	chatErr := make(chan error, len(chats))
+	var running sync.WaitGroup
+	for _, c := range chats {
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			if err := c.run(runCtx); err != nil {
+				chatErr <- err // adapters prefix their errors with their name
+			}
+		}()
+	}
 	e.log.Info("opsgate serving", "version", version, "addr", ln.Addr().String(),
-		"model", cfg.LLM.Model, "toolsets", serverNames(cfg))
+		"model", cfg.LLM.Model, "toolsets", serverNames(cfg), "adapters", chatNames(chats))
 
 	code := exitOK
 	select {
@@ -90,33 +107,46 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	case err := <-served:
 		e.fail(fmt.Errorf("serve: http: %w", err))
 		code = exitError
+	case err := <-chatErr:
+		// An adapter that cannot work (a revoked token) stops the server:
+		// half a deployment would look healthy while ignoring its users.
+		e.fail(err)
+		code = exitError
 	}
 	hctx, hcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer hcancel()
 	if err := srv.Shutdown(hctx); err != nil {
 		e.log.Warn("http shutdown", "err", err)
 	}
+	// Stop intake first (polling confirms only what was stored), then let
+	// runs finish or checkpoint, then flush the adapters' last messages.
 	cancelRun()
+	running.Wait()
 	<-engineDone
 	dctx, dcancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer dcancel()
-	if err := a.shutdown(dctx); err != nil {
+	if err := a.shutdown(dctx, closeChats); err != nil {
 		e.log.Warn("shutdown", "err", err)
 	}
 	e.log.Info("stopped")
 	return code
 }
 
-func (e *env) closeApp(a *app) {
+func (e *env) closeApp(a *app, then ...func() error) {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	if err := a.shutdown(ctx); err != nil {
+	if err := a.shutdown(ctx, then...); err != nil {
 		e.log.Warn("shutdown", "err", err)
 	}
 }
 
-func (e *env) routes(a *app, started time.Time) http.Handler {
+func (e *env) routes(a *app, started time.Time, chats []chat) http.Handler {
 	mux := http.NewServeMux()
+	for _, c := range chats {
+		for pattern, h := range c.routes {
+			mux.Handle(pattern, h)
+		}
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
@@ -136,4 +166,12 @@ func (e *env) routes(a *app, started time.Time) http.Handler {
 		}
 	})
 	return mux
+}
+
+func chatNames(chats []chat) []string {
+	names := make([]string, len(chats))
+	for i, c := range chats {
+		names[i] = c.name
+	}
+	return names
 }

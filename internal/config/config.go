@@ -105,10 +105,12 @@ type Policy struct {
 
 // Telegram is the Telegram adapter, enabled when Token is set.
 type Telegram struct {
-	Token        string  `yaml:"token"`
-	APIURL       string  `yaml:"api_url"`
-	AllowedUsers []int64 `yaml:"allowed_users"`
-	Approvers    []int64 `yaml:"approvers"`
+	Token         string  `yaml:"token"`
+	APIURL        string  `yaml:"api_url"`
+	WebhookURL    string  `yaml:"webhook_url"`
+	WebhookSecret string  `yaml:"webhook_secret"`
+	AllowedUsers  []int64 `yaml:"allowed_users"`
+	Approvers     []int64 `yaml:"approvers"`
 }
 
 // Slack is the Slack adapter, enabled when BotToken is set.

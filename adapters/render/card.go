@@ -1,0 +1,160 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/opsgate/opsgate/core"
+)
+
+// maxCardArgs bounds the arguments shown on a card so that a card always
+// fits one message; the action hash still binds the whole action.
+const maxCardArgs = 1500
+
+// cardMessage renders an approval request: a message of its own (so that
+// it notifies), with Approve/Deny buttons while it is pending and the
+// outcome instead once it is decided.
+func cardMessage(a core.Approval, maxData int) Message {
+	var b strings.Builder
+	if a.Risk == core.RiskDestructive {
+		b.WriteString("🔴 **Approval needed: destructive action**\n")
+	} else {
+		b.WriteString("🔐 **Approval needed**\n")
+	}
+	b.WriteString("Tool: `" + strings.ReplaceAll(a.Tool, "`", "'") + "`")
+	if a.Toolset != "" {
+		b.WriteString(" on `" + strings.ReplaceAll(a.Toolset, "`", "'") + "`")
+	}
+	b.WriteString("\nRisk: " + string(a.Risk))
+	b.WriteString("\nRequested by " + who(a.Requester))
+	if !a.ExpiresAt.IsZero() && a.Status == core.ApprovalPending {
+		b.WriteString(" · expires " + a.ExpiresAt.UTC().Format("15:04 MST"))
+	}
+	b.WriteString("\n```json\n" + prettyArgs(a.Arguments) + "\n```")
+	if h := a.ActionHash; len(h) >= 12 {
+		b.WriteString("\nAction hash " + h[:12])
+	}
+	m := Message{}
+	if a.Status == core.ApprovalPending || a.Status == "" {
+		m.Buttons = []Button{
+			{Label: "✅ Approve", Data: ButtonData(ActionApprove, a.ID, maxData), Style: StylePrimary},
+			{Label: "❌ Deny", Data: ButtonData(ActionDeny, a.ID, maxData), Style: StyleDanger},
+		}
+	} else {
+		b.WriteString("\n\n" + outcomeIcon(a.Status) + " **" + capitalise(outcome(a)) + "**")
+		if !a.DecidedAt.IsZero() {
+			b.WriteString(" at " + a.DecidedAt.UTC().Format(time.TimeOnly+" MST"))
+		}
+	}
+	m.Text = b.String()
+	return m
+}
+
+func prettyArgs(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Indent(&buf, raw, "", "  ") != nil {
+		buf.Reset()
+		buf.Write(raw)
+	}
+	s := strings.ReplaceAll(buf.String(), "```", "`\u200b``")
+	if r := []rune(s); len(r) > maxCardArgs {
+		s = string(r[:maxCardArgs]) + "\n… (truncated)"
+	}
+	if s == "" {
+		s = "{}"
+	}
+	return s
+}
+
+func outcomeIcon(s core.ApprovalStatus) string {
+	switch s {
+	case core.ApprovalApproved:
+		return "✅"
+	case core.ApprovalDenied:
+		return "❌"
+	case core.ApprovalExpired:
+		return "⌛"
+	case core.ApprovalSuperseded:
+		return "↪️"
+	default:
+		return "⏹"
+	}
+}
+
+func capitalise(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func (s *Sender) postCard(c *conv, a core.Approval) {
+	s.mu.Lock()
+	_, seen := s.cards[a.ID]
+	s.mu.Unlock()
+	if seen {
+		return // a redelivered event: the card is there
+	}
+	m := cardMessage(a, s.limits.MaxButtonData)
+	ref, sent, err := s.post(c, m, Urgent, urgentTries)
+	if err != nil {
+		s.log.Error("render: approval card not delivered", "conv", c.key, "approval", a.ID, "err", err)
+		return
+	}
+	s.mu.Lock()
+	s.pruneCardsLocked()
+	s.cards[a.ID] = &card{conv: c.key, ref: ref, msg: sent, known: true}
+	s.mu.Unlock()
+}
+
+// showOutcome edits a card to its decision. ref, when set, is the card's
+// message as the clicking user saw it.
+func (s *Sender) showOutcome(c *conv, a core.Approval, ref MsgRef) {
+	s.mu.Lock()
+	cd := s.cards[a.ID]
+	if cd == nil && ref != "" {
+		cd = &card{conv: c.key, ref: ref}
+		s.pruneCardsLocked()
+		s.cards[a.ID] = cd
+	}
+	s.mu.Unlock()
+	want := cardMessage(a, s.limits.MaxButtonData)
+	if cd == nil {
+		// The card was posted by another process or before a restart, and
+		// nobody clicked it here: say what happened in a message of its own.
+		text := outcomeIcon(a.Status) + " Approval for `" + a.Tool + "`: " + outcome(a) + "."
+		if _, _, err := s.post(c, Message{Text: text}, Urgent, urgentTries); err != nil {
+			s.log.Warn("render: approval outcome not delivered", "conv", c.key, "err", err)
+		}
+		return
+	}
+	want.Plain = cd.msg.Plain
+	if cd.known && cd.msg.Equal(want) {
+		s.stats.skipped.Add(1)
+		return
+	}
+	sent, err := s.edit(c, cd.ref, want, Urgent, urgentTries)
+	if err != nil {
+		s.log.Warn("render: approval card not updated", "conv", c.key, "approval", a.ID, "err", err)
+		return
+	}
+	s.mu.Lock()
+	cd.msg, cd.known, cd.resolved = sent, true, time.Now()
+	s.mu.Unlock()
+}
+
+// pruneCardsLocked forgets cards decided more than an hour ago; pending
+// cards stay until their decision (they expire within the approval expiry).
+func (s *Sender) pruneCardsLocked() {
+	if len(s.cards) < 256 {
+		return
+	}
+	cut := time.Now().Add(-time.Hour)
+	for id, cd := range s.cards {
+		if !cd.resolved.IsZero() && cd.resolved.Before(cut) {
+			delete(s.cards, id)
+		}
+	}
+}

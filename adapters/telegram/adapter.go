@@ -1,0 +1,207 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/opsgate/opsgate/adapters/render"
+	"github.com/opsgate/opsgate/core"
+)
+
+// Adapter connects one Telegram bot to the engine. Create it with New, pass
+// Sender() to the engine (through a router when several adapters share
+// one), then call Run; Close releases it.
+type Adapter struct {
+	cfg       Config
+	eng       Engine
+	log       *slog.Logger
+	api       *tgbotapi.BotAPI
+	botID     int64
+	sender    *render.Sender
+	allowed   map[int64]bool
+	approvers map[int64]bool
+	seen      *recent
+
+	mu       sync.Mutex
+	username string              // the bot's @name, from getMe
+	epochs   map[int64]string    // chat -> suffix of its current conversation (/new)
+	refused  map[int64]time.Time // user -> last refusal
+}
+
+// New checks cfg and returns an adapter. It makes no network call.
+func New(cfg Config, eng Engine, log *slog.Logger) (*Adapter, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if eng == nil {
+		return nil, errors.New("telegram: an engine is required")
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	botID, _ := botIDOf(cfg.Token)
+	// The library's constructors call getMe; building the value directly
+	// keeps New free of network calls.
+	api := &tgbotapi.BotAPI{Token: cfg.Token, Client: cfg.HTTPClient, Buffer: 100}
+	api.SetAPIEndpoint(strings.ReplaceAll(cfg.APIURL, "%", "%%") + "/bot%s/%s")
+	a := &Adapter{
+		cfg: cfg, eng: eng, log: log.With("adapter", "telegram"), api: api, botID: botID,
+		allowed: set(cfg.AllowedUsers), approvers: set(cfg.Approvers), seen: newRecent(4096),
+		epochs: map[int64]string{}, refused: map[int64]time.Time{},
+	}
+	a.sender = render.New(platform{a}, render.Options{Limiter: cfg.Limiter, Logger: a.log})
+	return a, nil
+}
+
+func set(ids []int64) map[int64]bool {
+	m := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
+}
+
+// Sender returns the event sender that renders runs of Telegram
+// conversations.
+func (a *Adapter) Sender() *render.Sender { return a.sender }
+
+// Owns reports whether a conversation key belongs to this bot; a router of
+// events (and the engine's Recover) use it.
+func (a *Adapter) Owns(convKey string) bool {
+	return strings.HasPrefix(convKey, fmt.Sprintf("telegram:%d:", a.botID))
+}
+
+// MayDecide is the approver rule without a policy: the requester, or one of
+// telegram.approvers. Wire it into core.Config.MayDecide (combined with the
+// other platforms' rules).
+func (a *Adapter) MayDecide(ap core.Approval, actor core.Actor) bool {
+	if actor.ID == "" {
+		return false
+	}
+	if actor.ID == ap.Requester.ID {
+		return true
+	}
+	for id := range a.approvers {
+		if actor.ID == ActorID(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// WebhookPath is the path Telegram posts updates to (that of webhook_url),
+// or "" when polling.
+func (a *Adapter) WebhookPath() string {
+	if a.cfg.WebhookURL == "" {
+		return ""
+	}
+	u, _ := url.Parse(a.cfg.WebhookURL) // checked in New
+	if u.Path == "" {
+		return "/"
+	}
+	return u.Path
+}
+
+// Run receives updates until ctx ends: by long polling, or, with a webhook
+// URL, by registering the webhook (WebhookHandler does the receiving). It
+// returns nil when ctx ends, or an error Telegram will not get over (a
+// revoked token).
+func (a *Adapter) Run(ctx context.Context) error {
+	name, err := a.me(ctx)
+	for err != nil {
+		var re *render.Error
+		if errors.As(err, &re) && re.Kind == render.KindRejected {
+			return fmt.Errorf("telegram: check telegram.token: %w", err)
+		}
+		a.log.Warn("telegram: cannot reach the Bot API; retrying", "err", err)
+		if !sleep(ctx, 5*time.Second) {
+			return nil
+		}
+		name, err = a.me(ctx)
+	}
+	if len(a.allowed) == 0 {
+		a.log.Warn("telegram.allowed_users is empty: the bot refuses everyone")
+	}
+	a.setCommands(ctx)
+	if a.cfg.WebhookURL != "" {
+		_, err := a.bot(ctx).MakeRequest("setWebhook", tgbotapi.Params{
+			"url": a.cfg.WebhookURL, "secret_token": a.cfg.WebhookSecret,
+			"allowed_updates": `["message","callback_query"]`,
+		})
+		if err != nil {
+			return fmt.Errorf("telegram: set webhook: %w", a.classify("set webhook", err))
+		}
+		a.log.Info("telegram: receiving updates by webhook", "bot", "@"+name, "path", a.WebhookPath())
+		<-ctx.Done()
+		return nil
+	}
+	// A webhook left from an earlier setup would make getUpdates fail.
+	if _, err := a.bot(ctx).MakeRequest("deleteWebhook", nil); err != nil {
+		a.log.Warn("telegram: delete webhook", "err", a.classify("delete webhook", err))
+	}
+	a.log.Info("telegram: receiving updates by long polling", "bot", "@"+name)
+	return a.poll(ctx)
+}
+
+// me returns the bot's username, asking Telegram once.
+func (a *Adapter) me(ctx context.Context) (string, error) {
+	a.mu.Lock()
+	name := a.username
+	a.mu.Unlock()
+	if name != "" {
+		return name, nil
+	}
+	u, err := a.bot(ctx).GetMe()
+	if err != nil {
+		return "", a.classify("get me", err)
+	}
+	a.mu.Lock()
+	a.username = u.UserName
+	a.mu.Unlock()
+	return u.UserName, nil
+}
+
+func (a *Adapter) setCommands(ctx context.Context) {
+	cmds := tgbotapi.NewSetMyCommands(
+		tgbotapi.BotCommand{Command: "help", Description: "What I can do"},
+		tgbotapi.BotCommand{Command: "new", Description: "Start a fresh conversation"},
+		tgbotapi.BotCommand{Command: "stop", Description: "Stop what I am doing"},
+		tgbotapi.BotCommand{Command: "status", Description: "What is running and waiting for approval"},
+	)
+	if _, err := a.request(ctx, "set commands", cmds); err != nil {
+		a.log.Warn("telegram: set commands", "err", err)
+	}
+}
+
+// Close delivers what the sender still has (up to 10 s) and releases
+// connections. Call it after Run returned and the engine shut down.
+func (a *Adapter) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := a.sender.Close(ctx)
+	a.cfg.HTTPClient.CloseIdleConnections()
+	if err != nil {
+		return fmt.Errorf("telegram: close: %w", err)
+	}
+	return nil
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

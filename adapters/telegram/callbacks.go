@@ -1,0 +1,104 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/opsgate/opsgate/adapters/render"
+	"github.com/opsgate/opsgate/core"
+)
+
+// onCallback handles a button press. Every press is answered (Telegram
+// shows a spinner until then); the data is only a reference that is looked
+// up, and the engine decides who may decide.
+func (a *Adapter) onCallback(ctx context.Context, q *tgbotapi.CallbackQuery) {
+	action, id, ok := render.ParseButtonData(q.Data)
+	if !ok || q.From == nil {
+		a.answer(ctx, q.ID, "This button is no longer valid.", false)
+		return
+	}
+	var ref render.MsgRef
+	var chat int64
+	if q.Message != nil && q.Message.Chat != nil {
+		ref, chat = render.MsgRef(strconv.Itoa(q.Message.MessageID)), q.Message.Chat.ID
+	}
+	if action == render.ActionStop {
+		a.clickStop(ctx, q, chat, id)
+		return
+	}
+	a.clickDecision(ctx, q, id, action == render.ActionApprove, ref)
+}
+
+func (a *Adapter) clickDecision(ctx context.Context, q *tgbotapi.CallbackQuery, id string, approve bool, ref render.MsgRef) {
+	actor := actorOf(q.From)
+	ap, err := a.eng.Decide(ctx, core.Decision{ApprovalID: id, Actor: actor, Approve: approve})
+	switch {
+	case err == nil:
+		if approve {
+			a.answer(ctx, q.ID, "✅ Approved: running "+ap.Tool+".", false)
+		} else {
+			a.answer(ctx, q.ID, "❌ Denied: "+ap.Tool+" will not run.", false)
+		}
+		a.sender.Resolve(ap, ref)
+	case errors.Is(err, core.ErrNotAllowed):
+		// The engine audited the attempt.
+		a.log.Warn("telegram: approval click by someone who may not decide", "approval", id, "user", actor.ID)
+		a.answer(ctx, q.ID, "⛔ You are not allowed to decide this request. The attempt was recorded.", true)
+	case errors.Is(err, core.ErrAlreadyDecided):
+		a.answer(ctx, q.ID, "Already decided: "+decided(ap)+".", false)
+		a.sender.Resolve(ap, ref)
+	case errors.Is(err, core.ErrExpired):
+		a.answer(ctx, q.ID, "⌛ This request expired; nothing was run.", true)
+		if ap.ID != "" {
+			ap.Status = core.ApprovalExpired
+			a.sender.Resolve(ap, ref)
+		}
+	case errors.Is(err, core.ErrNotFound):
+		a.answer(ctx, q.ID, "This request no longer exists.", true)
+	default:
+		a.log.Error("telegram: decide", "approval", id, "user", actor.ID, "err", err)
+		a.answer(ctx, q.ID, "⚠️ Something went wrong; please try again.", true)
+	}
+}
+
+func decided(ap core.Approval) string {
+	switch ap.Status {
+	case core.ApprovalApproved:
+		return "approved by " + ap.DecidedBy.String()
+	case core.ApprovalDenied:
+		return "denied by " + ap.DecidedBy.String()
+	default:
+		return string(ap.Status)
+	}
+}
+
+// clickStop stops the run whose Stop button was pressed, and only that
+// run: a late click must not stop a newer one.
+func (a *Adapter) clickStop(ctx context.Context, q *tgbotapi.CallbackQuery, chat int64, runPrefix string) {
+	if !a.allowed[q.From.ID] && !a.approvers[q.From.ID] {
+		a.answer(ctx, q.ID, "⛔ You are not allowed to stop this.", true)
+		return
+	}
+	key := a.convKey(chat)
+	st, err := a.eng.Status(ctx, key)
+	if err != nil || st.ActiveRun == nil || !strings.HasPrefix(st.ActiveRun.ID, runPrefix) {
+		a.answer(ctx, q.ID, "That request has already finished.", false)
+		return
+	}
+	a.eng.Stop(ctx, key)
+	a.answer(ctx, q.ID, "⏹ Stopping…", false)
+}
+
+func (a *Adapter) answer(ctx context.Context, id, text string, alert bool) {
+	cb := tgbotapi.NewCallback(id, text)
+	if alert {
+		cb = tgbotapi.NewCallbackWithAlert(id, text)
+	}
+	if _, err := a.request(ctx, "answer callback", cb); err != nil {
+		a.log.Warn("telegram: answer callback", "err", err)
+	}
+}

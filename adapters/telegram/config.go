@@ -1,0 +1,118 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/opsgate/opsgate/adapters/render"
+	"github.com/opsgate/opsgate/core"
+)
+
+// Config configures the adapter (the telegram section of the config file).
+type Config struct {
+	// Token is the bot token from @BotFather ("<bot id>:<secret>").
+	Token string
+	// APIURL is the Bot API server (default https://api.telegram.org); set
+	// it to use a self-hosted Bot API server.
+	APIURL string
+	// WebhookURL, when set, switches from long polling to a webhook: Run
+	// registers it, and WebhookHandler must be served at its path.
+	WebhookURL string
+	// WebhookSecret is sent with setWebhook and checked on every webhook
+	// request. Required with WebhookURL.
+	WebhookSecret string
+	// AllowedUsers are the Telegram user ids the bot talks to; everyone
+	// else is refused. Empty means nobody.
+	AllowedUsers []int64
+	// Approvers may decide approval requests besides the requester (see
+	// Adapter.MayDecide).
+	Approvers []int64
+
+	// PollTimeout is the long-polling timeout (default 30 s).
+	PollTimeout time.Duration
+	// HTTPClient is used for every Bot API call (default: a client with a
+	// timeout a little longer than PollTimeout).
+	HTTPClient *http.Client
+	// Limiter is the outbound budget of this bot token; share it with
+	// anything else that posts with the same token (default: a new one).
+	Limiter *render.Limiter
+	// MinEditInterval and FirstSendDebounce override the rendering defaults
+	// (1 s and 300 ms); tests shorten them.
+	MinEditInterval   time.Duration
+	FirstSendDebounce time.Duration
+}
+
+// Engine is what the adapter needs from the core engine (*core.Engine).
+type Engine interface {
+	Handle(ctx context.Context, in core.Inbound) error
+	Stop(ctx context.Context, convKey string) bool
+	Decide(ctx context.Context, d core.Decision) (core.Approval, error)
+	Status(ctx context.Context, convKey string) (core.Status, error)
+}
+
+// Defaults of Telegram rendering.
+const (
+	defaultMinEditInterval   = time.Second
+	defaultFirstSendDebounce = 300 * time.Millisecond
+	defaultPollTimeout       = 30 * time.Second
+)
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Token == "" {
+		return c, errors.New("telegram: token is required")
+	}
+	if _, err := botIDOf(c.Token); err != nil {
+		return c, err
+	}
+	if c.APIURL == "" {
+		c.APIURL = "https://api.telegram.org"
+	}
+	u, err := url.Parse(c.APIURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c, fmt.Errorf("telegram: api_url %q: want an http(s) URL", c.APIURL)
+	}
+	c.APIURL = strings.TrimRight(c.APIURL, "/")
+	if c.WebhookURL != "" {
+		u, err := url.Parse(c.WebhookURL)
+		if err != nil || u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
+			return c, fmt.Errorf("telegram: webhook_url %q: want an https URL", c.WebhookURL)
+		}
+		if len(c.WebhookSecret) < 16 || strings.Trim(c.WebhookSecret, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != "" || len(c.WebhookSecret) > 256 {
+			return c, errors.New("telegram: webhook_secret is required with webhook_url: 16-256 characters of A-Z, a-z, 0-9, _ and -")
+		}
+	}
+	if c.PollTimeout <= 0 {
+		c.PollTimeout = defaultPollTimeout
+	}
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{Timeout: c.PollTimeout + 15*time.Second}
+	}
+	if c.Limiter == nil {
+		// Telegram allows about 30 messages a second per bot.
+		c.Limiter = render.NewLimiter(render.LimiterConfig{Rate: 25})
+	}
+	if c.MinEditInterval <= 0 {
+		c.MinEditInterval = defaultMinEditInterval
+	}
+	if c.FirstSendDebounce <= 0 {
+		c.FirstSendDebounce = defaultFirstSendDebounce
+	}
+	return c, nil
+}
+
+// botIDOf reads the bot's user id from its token, so conversation keys are
+// known without a call to getMe.
+func botIDOf(token string) (int64, error) {
+	id, _, ok := strings.Cut(token, ":")
+	n, err := strconv.ParseInt(id, 10, 64)
+	if !ok || err != nil || n <= 0 {
+		return 0, errors.New("telegram: token is malformed: want <bot id>:<secret> as @BotFather gives it")
+	}
+	return n, nil
+}

@@ -1,0 +1,201 @@
+package telegram_test
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/opsgate/opsgate/adapters/telegram"
+	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
+	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest/llmfake"
+	"github.com/opsgate/opsgate/core/coretest/mcpfake"
+	"github.com/opsgate/opsgate/core/llm"
+	"github.com/opsgate/opsgate/core/tools"
+	"github.com/opsgate/opsgate/memory/sqlite"
+)
+
+// The people of the tests: alice and mallory may talk to the bot, bob may
+// approve, eve is nobody.
+var (
+	alice   = telegramtest.User(111, "alice")
+	bob     = telegramtest.User(222, "bob")
+	mallory = telegramtest.User(333, "mallory")
+	eve     = telegramtest.User(444, "eve")
+)
+
+// stack is opsgate with a Telegram front: the Bot API fake, the adapter,
+// the real engine over SQLite, an OpenAI-compatible fake model and an
+// in-process MCP server.
+type stack struct {
+	t     *testing.T
+	tg    *telegramtest.Server
+	llm   *llmfake.Server
+	k8s   *mcpfake.Fixture
+	store *sqlite.Store
+	eng   *core.Engine
+	ad    *telegram.Adapter
+	stop  func()
+}
+
+type stackOption func(*telegram.Config, *core.Config)
+
+// engineRef lets the adapter be built before the engine it feeds, which
+// needs the adapter's sender: cmd/opsgate resolves the same cycle with a
+// router of senders.
+type engineRef struct{ *core.Engine }
+
+func newStack(t *testing.T, opts ...stackOption) *stack {
+	t.Helper()
+	s := &stack{t: t, tg: telegramtest.New(t), llm: llmfake.New(t), k8s: mcpfake.New()}
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "opsgate.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	s.store = st
+	s.start(opts...)
+	return s
+}
+
+// start builds and runs an adapter and an engine over the stack's store,
+// fakes and MCP server; calling it again is a restart.
+func (s *stack) start(opts ...stackOption) {
+	t := s.t
+	tcfg := telegram.Config{
+		Token: telegramtest.Token, APIURL: s.tg.URL,
+		AllowedUsers: []int64{alice.ID, mallory.ID}, Approvers: []int64{bob.ID},
+		PollTimeout: time.Second,
+	}
+	ccfg := core.Config{SystemPrompt: "You are opsgate.", DefaultToolsets: []string{"k8s"}, Retry: core.RetryPolicy{Base: 5 * time.Millisecond}}
+	for _, o := range opts {
+		o(&tcfg, &ccfg)
+	}
+	host, err := tools.New([]tools.ServerConfig{{Name: "k8s", InProcess: s.k8s.Server}}, tools.WithLogger(testLogger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := &engineRef{}
+	ad, err := telegram.New(tcfg, ref, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ccfg.MayDecide = ad.MayDecide
+	model, err := llm.New(llm.Config{BaseURL: s.llm.URL, APIKey: "test-key", Model: "test-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := core.NewEngine(ccfg, core.Deps{Model: model, Tools: host, Store: s.store, Sender: ad.Sender(), Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref.Engine = eng
+	s.eng, s.ad = eng, ad
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ad.Run(ctx) }()
+	stopped := false
+	s.stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer scancel()
+		eng.Shutdown(sctx)
+		if err := ad.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		host.Close()
+	}
+	t.Cleanup(s.stop)
+}
+
+// waitFor polls cond until it holds or the timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitMessage waits for a message in chat that match accepts.
+func (s *stack) waitMessage(chat int64, what string, match func(telegramtest.Message) bool) telegramtest.Message {
+	s.t.Helper()
+	var got telegramtest.Message
+	waitFor(s.t, 20*time.Second, what, func() bool {
+		for _, m := range s.tg.Messages(chat) {
+			if match(m) {
+				got = m
+				return true
+			}
+		}
+		return false
+	})
+	return got
+}
+
+func (s *stack) dump(chat int64) string {
+	var b strings.Builder
+	for _, m := range s.tg.Messages(chat) {
+		b.WriteString("--- message " + m.Visible + "\n")
+	}
+	return b.String()
+}
+
+func (s *stack) say(from *tgbotapi.User, text string) tgbotapi.Update {
+	return s.tg.SendText(telegramtest.PrivateChat(from.ID), from, text)
+}
+
+// card waits for an approval card in chat and returns it.
+func (s *stack) card(chat int64) telegramtest.Message {
+	s.t.Helper()
+	return s.waitMessage(chat, "an approval card", func(m telegramtest.Message) bool {
+		return strings.Contains(m.Visible, "Approval needed") && len(m.Buttons) == 2
+	})
+}
+
+func (s *stack) waitAnswer(queryID string) telegramtest.Answer {
+	s.t.Helper()
+	var got telegramtest.Answer
+	waitFor(s.t, 10*time.Second, "the callback answer", func() bool {
+		for _, a := range s.tg.Answers() {
+			if a.QueryID == queryID {
+				got = a
+				return true
+			}
+		}
+		return false
+	})
+	return got
+}
+
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+type tWriter struct{ t *testing.T }
+
+func (w tWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func call(id, name, args string) llmfake.ToolCall {
+	return llmfake.ToolCall{ID: id, Name: name, Arguments: args}
+}
+
+func toolCalls(calls ...llmfake.ToolCall) llmfake.Reply { return llmfake.Reply{ToolCalls: calls} }

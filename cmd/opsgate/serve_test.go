@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
+	"github.com/opsgate/opsgate/core/coretest/llmfake"
+)
+
+// TestServeRunsTelegramAndStopsCleanly drives `opsgate serve` with the
+// Telegram adapter: a private message is answered through the model, and a
+// shutdown confirms the handled update so it is not delivered again.
+func TestServeRunsTelegramAndStopsCleanly(t *testing.T) {
+	dir := t.TempDir()
+	tg := telegramtest.New(t)
+	model := llmfake.New(t)
+	model.Push(llmfake.Reply{Text: "All pods in prod are healthy."})
+	extra := fmt.Sprintf("telegram:\n  token: %q\n  api_url: %s\n  allowed_users: [42]\n", telegramtest.Token, tg.URL)
+	cfg := writeConfig(t, dir, model.URL, "", extra)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- Main(ctx, []string{"serve", "--config", cfg}, nil, &out, &errOut, testEnv()) }()
+	waitLog(t, &errOut, done, regexp.MustCompile(`msg="opsgate serving".*adapters=\[telegram\]`))
+
+	upd := tg.NewTextUpdate(telegramtest.PrivateChat(42), telegramtest.User(42, "alice"), "is prod ok?")
+	tg.Push(upd)
+	deadline := time.After(10 * time.Second)
+	for !answered(tg.Messages(42), "All pods in prod are healthy.") {
+		select {
+		case <-tg.Changed():
+		case code := <-done:
+			t.Fatalf("serve exited with %d:\n%s", code, errOut.String())
+		case <-deadline:
+			t.Fatalf("no answer in the chat; messages: %+v\nlog:\n%s", tg.Messages(42), errOut.String())
+		}
+	}
+	if n := len(model.Requests()); n != 1 {
+		t.Errorf("model requests = %d, want 1", n)
+	}
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("serve exited with %d:\n%s", code, errOut.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if got := tg.Confirmed(); got <= upd.UpdateID {
+		t.Errorf("confirmed offset = %d after shutdown, want past update %d", got, upd.UpdateID)
+	}
+}
+
+func answered(msgs []telegramtest.Message, text string) bool {
+	for _, m := range msgs {
+		if strings.Contains(m.Visible, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitLog waits for a log line of serve, failing if it exits first.
+func waitLog(t *testing.T, log *syncBuffer, done <-chan int, re *regexp.Regexp) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !re.MatchString(log.String()) {
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited early with %d:\n%s", code, log.String())
+		case <-deadline:
+			t.Fatalf("no log line matching %s:\n%s", re, log.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func TestServeStopsOnARejectedTelegramToken(t *testing.T) {
+	dir := t.TempDir()
+	tg := telegramtest.New(t)
+	extra := fmt.Sprintf("telegram:\n  token: \"123456:revoked\"\n  api_url: %s\n  allowed_users: [42]\n", tg.URL)
+	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", extra)
+	var out, errOut syncBuffer
+	code := Main(context.Background(), []string{"serve", "--config", cfg}, nil, &out, &errOut, testEnv())
+	if code != exitError || !strings.Contains(errOut.String(), "check telegram.token") {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 naming telegram.token", code, errOut.String())
+	}
+}
+
+func TestServeWebhookWithoutSecretStartsNothing(t *testing.T) {
+	dir := t.TempDir()
+	extra := fmt.Sprintf("telegram:\n  token: %q\n  webhook_url: https://ops.example.com/telegram\n", telegramtest.Token)
+	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", extra)
+	var out, errOut syncBuffer
+	code := Main(context.Background(), []string{"serve", "--config", cfg}, nil, &out, &errOut, testEnv())
+	if code != exitError || !strings.Contains(errOut.String(), "secret") {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 about the webhook secret", code, errOut.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); err == nil {
+		t.Error("the store was created although the configuration is invalid")
+	}
+}
