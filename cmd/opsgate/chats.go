@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/opsgate/opsgate/adapters/discord"
+	"github.com/opsgate/opsgate/adapters/slack"
 	"github.com/opsgate/opsgate/adapters/telegram"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/internal/config"
@@ -55,6 +57,32 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 			c.routes = map[string]http.Handler{"POST " + p: ad.WebhookHandler()}
 		}
 		chats = append(chats, c)
+	}
+	if cfg.Slack.BotToken != "" {
+		sc := cfg.Slack
+		ad, err := slack.New(slack.Config{
+			BotToken: sc.BotToken, AppToken: sc.AppToken, SigningSecret: sc.SigningSecret, APIURL: sc.APIURL,
+			Channels: sc.Channels, AllowedUsers: sc.AllowedUsers, Approvers: sc.Approvers,
+		}, eng, log.With("adapter", "slack"))
+		if err != nil {
+			return nil, err
+		}
+		c := chat{name: "slack", owns: ad.Owns, mayDecide: ad.MayDecide, sender: ad.Sender(), run: ad.Run, close: ad.Close}
+		if !ad.SocketMode() {
+			c.routes = map[string]http.Handler{"/slack/": ad.Handler()}
+		}
+		chats = append(chats, c)
+	}
+	if cfg.Discord.Token != "" {
+		dc := cfg.Discord
+		ad, err := discord.New(discord.Config{
+			Token: dc.Token, ApplicationID: dc.ApplicationID, APIURL: dc.APIURL,
+			Guilds: dc.Guilds, Channels: dc.Channels, AllowedUsers: dc.AllowedUsers, Approvers: dc.Approvers,
+		}, eng, log) // discord.New names itself in the logger
+		if err != nil {
+			return nil, err
+		}
+		chats = append(chats, chat{name: "discord", owns: ad.Owns, mayDecide: ad.MayDecide, sender: ad, run: ad.Run, close: ad.Close})
 	}
 	return chats, nil
 }

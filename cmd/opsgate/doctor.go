@@ -198,18 +198,18 @@ func (e *env) checkStore(ctx context.Context, r *report, cfg *config.Config) {
 	r.ok("store", "sqlite %s (schema version %d)", path, v)
 }
 
-// checkRest reports what is configured but not yet part of this build.
+// checkRest checks the chat adapters' configuration and reports what is
+// configured but not yet part of this build.
 func (e *env) checkRest(r *report, cfg *config.Config) {
-	for _, a := range []struct {
-		name string
-		on   bool
-	}{
-		{"telegram", cfg.Telegram.Token != ""},
-		{"slack", cfg.Slack.BotToken != ""},
-		{"discord", cfg.Discord.Token != ""},
-	} {
-		if a.on {
-			r.warn("adapter", "%s is configured but not available in this build yet", a.name)
+	chats, err := buildChats(cfg, e.log, &engineRef{})
+	switch {
+	case err != nil:
+		r.fail("adapter", "correct that adapter's section of the configuration", "%v", err)
+	case len(chats) == 0:
+		r.warn("adapter", "no chat adapter configured (telegram.token, slack.bot_token, discord.token): opsgate serve answers nowhere")
+	default:
+		for _, c := range chats {
+			r.ok("adapter", "%s configured (its token is checked when opsgate serve connects)", c.name)
 		}
 	}
 	if len(cfg.Schedules) > 0 {

@@ -1,0 +1,247 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
+	"github.com/opsgate/opsgate/adapters/render"
+	"github.com/opsgate/opsgate/core"
+)
+
+// Engine is what the adapter needs of core.Engine. Its methods are safe for
+// concurrent use and return quickly: runs proceed in the background and
+// report through the adapter's Send.
+type Engine interface {
+	// Handle stores and routes a user message; a MessageID seen before in
+	// the conversation is ignored.
+	Handle(ctx context.Context, in core.Inbound) error
+	// Stop stops the conversation's active run and cancels its approvals;
+	// it reports whether there was anything to stop.
+	Stop(ctx context.Context, convKey string) bool
+	// Decide answers an approval request: core.ErrNotAllowed (audited),
+	// ErrAlreadyDecided, ErrExpired, ErrNotFound or ErrHashMismatch when
+	// the click decides nothing.
+	Decide(ctx context.Context, d core.Decision) (core.Approval, error)
+	// Status describes a conversation for /opsgate status.
+	Status(ctx context.Context, convKey string) (core.Status, error)
+}
+
+// intents are the gateway events the adapter needs: guild messages and
+// DMs with their content (Message Content is privileged: it must be
+// enabled in the developer portal), and guilds for threads in the state.
+const intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages |
+	discordgo.IntentsDirectMessages | discordgo.IntentMessageContent
+
+// Option tunes an Adapter.
+type Option func(*Adapter)
+
+// WithLimits replaces Discord's render limits (tests use shorter intervals).
+func WithLimits(l render.Limits) Option { return func(a *Adapter) { a.limits = l } }
+
+// WithLimiter shares an outbound limiter; by default the adapter has its
+// own for its bot token.
+func WithLimiter(l *render.Limiter) Option { return func(a *Adapter) { a.limiter = l } }
+
+// Adapter connects opsgate to Discord: it receives mentions, thread
+// messages, DMs, the /opsgate command and button clicks through the
+// gateway, hands them to the engine, and renders the engine's events into
+// the conversation's thread. It is a core.EventSender for "discord:" keys.
+type Adapter struct {
+	cfg     Config
+	log     *slog.Logger
+	dg      *discordgo.Session
+	limits  render.Limits
+	limiter *render.Limiter
+	out     *render.Sender
+
+	places *placeCache
+	seen   *seenSet
+	queues *queues
+	// dropped is signalled when the gateway connection closes.
+	dropped chan struct{}
+	// ctx is the adapter's lifetime, not a request's: it bounds the work
+	// of event handlers and ends at Close.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	engine  Engine
+	botID   string
+	appID   string
+	running bool
+	closing bool           // Run is ending: events are no longer taken
+	work    sync.WaitGroup // events being handled; Add only under mu while !closing
+}
+
+var _ core.EventSender = (*Adapter)(nil)
+
+// New checks cfg and returns an adapter; it touches no network. engine may
+// be nil and set with SetEngine before Run, because the engine needs the
+// adapter as its sender first.
+func New(cfg Config, engine Engine, log *slog.Logger, opts ...Option) (*Adapter, error) {
+	cfg, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	dg, err := discordgo.New("Bot " + cfg.Token)
+	if err != nil {
+		return nil, fmt.Errorf("discord: new session: %w", err)
+	}
+	dg.Client = newHTTPClient(cfg.APIURL)
+	dg.Dialer = &websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 15 * time.Second}
+	// 429s go back to render's limiter (or withRetry), which honours
+	// retry_after under a context; a 502 is not re-sent blindly, because a
+	// message post may have landed.
+	dg.ShouldRetryOnRateLimit = false
+	dg.MaxRestRetries = 0
+	// The adapter reconnects itself (see supervise), so that nothing
+	// reconnects after Run has ended.
+	dg.ShouldReconnectOnError = false
+	// Handlers only queue work, in gateway order.
+	dg.SyncEvents = true
+	dg.Identify.Intents = intents
+
+	a := &Adapter{
+		cfg: cfg, log: log.With("adapter", "discord"), dg: dg, engine: engine,
+		limits: DefaultLimits, appID: cfg.ApplicationID,
+		places: newPlaceCache(), seen: newSeenSet(4096), queues: newQueues(),
+		dropped: make(chan struct{}, 1),
+	}
+	for _, o := range opts {
+		o(a)
+	}
+	if a.limiter == nil {
+		// Discord allows a bot 50 requests per second overall.
+		a.limiter = render.NewLimiter(render.LimiterConfig{Rate: 40})
+	}
+	a.ctx, a.cancel = context.WithCancel(context.Background())
+	a.out = render.New(newPlatform(dg, a.limits), render.Options{Limiter: a.limiter, Logger: a.log})
+	dg.AddHandler(a.onReady)
+	dg.AddHandler(a.onResumed)
+	dg.AddHandler(a.onDisconnect)
+	dg.AddHandler(a.onMessage)
+	dg.AddHandler(a.onInteraction)
+	return a, nil
+}
+
+// SetEngine sets the engine when it could not be passed to New.
+func (a *Adapter) SetEngine(e Engine) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.engine = e
+}
+
+// Send implements core.EventSender: it renders the event into its
+// conversation's thread. It never blocks on Discord.
+func (a *Adapter) Send(ctx context.Context, ev core.Event) error { return a.out.Send(ctx, ev) }
+
+// Sender is the renderer behind Send (for Flush, Say and Stats).
+func (a *Adapter) Sender() *render.Sender { return a.out }
+
+// Run connects to the gateway, registers the /opsgate command and handles
+// events until ctx ends; a dropped connection is resumed. It returns an
+// error only when Discord refuses the bot (token, intents). Close the
+// adapter after Run has returned and the engine has shut down.
+func (a *Adapter) Run(ctx context.Context) error {
+	a.mu.Lock()
+	switch {
+	case a.engine == nil:
+		a.mu.Unlock()
+		return errors.New("discord: Run without an engine (call SetEngine first)")
+	case a.running:
+		a.mu.Unlock()
+		return errors.New("discord: Run called twice")
+	}
+	a.running = true
+	a.mu.Unlock()
+
+	err := a.connect(ctx)
+	if err == nil {
+		a.registerCommands(ctx)
+		err = a.supervise(ctx)
+	}
+	a.mu.Lock()
+	a.closing = true
+	a.mu.Unlock()
+	if cerr := a.dg.Close(); cerr != nil {
+		a.log.Debug("close gateway", "err", cerr)
+	}
+	// Let events already taken finish (a thread being created, a click
+	// being decided) so that none is half done.
+	done := make(chan struct{})
+	go func() { a.work.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		a.log.Warn("events still being handled at shutdown")
+	}
+	return err
+}
+
+// Owns reports whether a conversation key is a Discord one; a router of
+// events uses it.
+func (a *Adapter) Owns(convKey string) bool { return strings.HasPrefix(convKey, keyPrefix) }
+
+// MayDecide is the approver rule without a policy: the requester, or on
+// Discord conversations one of discord.approvers. Wire it into
+// core.Config.MayDecide, combined with the other platforms' rules.
+func (a *Adapter) MayDecide(ap core.Approval, actor core.Actor) bool {
+	if actor.ID == "" {
+		return false
+	}
+	return actor.ID == ap.Requester.ID || a.Owns(ap.ConvKey) && slices.Contains(a.cfg.Approvers, actor.ID)
+}
+
+// closeTimeout bounds how long Close delivers what is left.
+const closeTimeout = 10 * time.Second
+
+// Close delivers what the renderer still has (up to 10 s) and stops it;
+// Send fails afterwards. Call it after Run returned and the engine shut
+// down.
+func (a *Adapter) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	err := a.out.Close(ctx)
+	a.cancel()
+	if err != nil {
+		return fmt.Errorf("discord: close: %w", err)
+	}
+	return nil
+}
+
+// engineOf returns the engine.
+func (a *Adapter) engineOf() Engine {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.engine
+}
+
+// bot returns the bot's user id, known from READY.
+func (a *Adapter) bot() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.botID
+}
+
+// track counts an event as being handled, unless Run is ending.
+func (a *Adapter) track() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closing {
+		return false
+	}
+	a.work.Add(1)
+	return true
+}
