@@ -42,6 +42,7 @@ type Server struct {
 	echo       bool
 	conns      []*wsConn
 	opens      int
+	accepted   int // websocket connections accepted, one per open
 	acks       []Ack
 	sent       map[string]time.Time // envelope id -> when it was sent
 	pongs      int

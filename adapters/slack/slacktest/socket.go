@@ -65,6 +65,7 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.conns = append(s.conns, c)
+	s.accepted++
 	interval := s.PingInterval
 	s.changeLocked()
 	s.mu.Unlock()
@@ -119,13 +120,15 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// WaitConnected waits until a Socket Mode client is connected.
+// WaitConnected waits until a Socket Mode client is connected on the
+// newest URL it was given: after a reconnect, the old socket may still be
+// open (and about to close) before the new one is accepted.
 func (s *Server) WaitConnected(t testing.TB) {
 	t.Helper()
 	s.Eventually(t, "a Socket Mode connection", func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return len(s.conns) > 0
+		return len(s.conns) > 0 && s.accepted >= s.opens
 	})
 }
 
