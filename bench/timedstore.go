@@ -134,3 +134,8 @@ func (s *timedStore) Audit(ctx context.Context, f core.AuditFilter) ([]core.Audi
 	defer s.done(time.Now(), false)
 	return s.Store.Audit(ctx, f)
 }
+
+func (s *timedStore) Apply(ctx context.Context, b core.Batch) error {
+	defer s.done(time.Now(), !b.Empty())
+	return s.Store.Apply(ctx, b)
+}

@@ -186,6 +186,7 @@ func (e *Engine) closeOut(ctx context.Context, cp Checkpoint, status ApprovalSta
 		reason = "not executed: cancelled by /stop"
 	}
 	run, err := e.store.Run(ctx, cp.RunID)
+	loaded := err == nil
 	if err != nil {
 		e.log.Error("load paused run", "run", cp.RunID, "err", err)
 		run = Run{ID: cp.RunID, ConvKey: cp.ConvKey}
@@ -203,15 +204,27 @@ func (e *Engine) closeOut(ctx context.Context, cp Checkpoint, status ApprovalSta
 		if pc.Result != nil {
 			res = *pc.Result
 		}
-		e.answer(ctx, rs, pc, res)
+		e.answer(rs, pc, res)
 	}
 	run.Status = RunStopped
 	run.EndedAt = e.now()
 	if status == ApprovalSuperseded {
 		run.Error = "superseded by a new message"
 	}
-	if err := e.store.UpdateRun(ctx, run); err != nil {
+	// The answers and the run's end are one commit; a run that could not
+	// be read is updated on its own, so that its answers are stored even
+	// when it is missing.
+	end := Batch{UpdateRun: &run}
+	if !loaded {
+		end = Batch{}
+	}
+	if err := e.commit(ctx, rs, end); err != nil {
 		e.log.Error("record closed run", "run", run.ID, "err", err)
+	}
+	if !loaded {
+		if err := e.store.UpdateRun(ctx, run); err != nil {
+			e.log.Error("record closed run", "run", run.ID, "err", err)
+		}
 	}
 	out.emit(run.ID, Event{Type: EventCompleted, Status: RunStopped, Text: reason})
 	out.forget(run.ID)

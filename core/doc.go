@@ -40,4 +40,9 @@
 // Everything durable goes through [Store]: transcripts, runs, checkpoints,
 // approvals and the append-only audit log. memory/sqlite is the embedded
 // default; core/coretest/storetest is the conformance suite a store must pass.
+// A run writes one [Batch] per step ([Store.Apply]): its start (the run, the
+// user message, the message marked handled), each executed tool (the
+// assistant message that asked for it, the result, the audit entry), a pause
+// (requests, audit entries, checkpoint) and its end, so that a turn with a
+// tool call costs four durable commits, the inbound message's included.
 package core

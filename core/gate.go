@@ -26,35 +26,36 @@ func (e *Engine) gate(ctx context.Context, rs *runState) node {
 	rs.batch = nil
 	for i := 0; i < len(batch); {
 		if ctx.Err() != nil {
-			e.answerRest(bg, rs, batch[i:], "not executed: the run was stopped")
+			e.answerRest(rs, batch[i:], "not executed: the run was stopped")
 			rs.status = RunStopped
 			return nodeFinal
 		}
 		if e.hasSteer(rs.act) {
-			e.answerRest(bg, rs, batch[i:], "skipped: new user message")
+			e.answerRest(rs, batch[i:], "skipped: new user message")
 			return nodeModel
 		}
 		pc := batch[i]
 		switch {
 		case pc.Result != nil:
-			e.answer(bg, rs, pc, *pc.Result)
+			e.answer(rs, pc, *pc.Result)
 			i++
 		case pc.Tool.Name == LoadToolsetTool && pc.Tool.Toolset == "":
 			info := callInfo(pc)
 			rs.out.emit(rs.run.ID, Event{Type: EventToolExecuting, Call: &info})
 			res := e.loadToolset(bg, rs, pc.Call.Arguments)
 			e.emitResult(rs, pc, res, 0)
-			e.answer(bg, rs, pc, res)
+			e.answer(rs, pc, res)
 			i++
 		case pc.Tool.Risk.NeedsApproval() && pc.ApprovalID == "":
 			if err := e.pause(bg, rs, batch[i:]); err != nil {
-				e.answerRest(bg, rs, batch[i:], "not executed: opsgate could not record the approval request")
+				e.answerRest(rs, batch[i:], "not executed: opsgate could not record the approval request")
 				return e.fail(rs, err)
 			}
 			rs.status = RunAwaitingApproval
 			return nodeFinal
 		case pc.Tool.Risk.NeedsApproval():
-			e.answer(bg, rs, pc, e.runApproved(ctx, rs, pc))
+			e.answer(rs, pc, e.runApproved(ctx, rs, pc))
+			e.flush(bg, rs)
 			i++
 		default:
 			j := i
@@ -63,8 +64,9 @@ func (e *Engine) gate(ctx context.Context, rs *runState) node {
 			}
 			results := e.runReads(ctx, rs, batch[i:j])
 			for k, res := range results {
-				e.answer(bg, rs, batch[i+k], res)
+				e.answer(rs, batch[i+k], res)
 			}
+			e.flush(bg, rs)
 			i = j
 		}
 	}
@@ -87,8 +89,8 @@ func callInfo(pc PendingCall) CallInfo {
 	}
 }
 
-// answer stores the call's result in the transcript.
-func (e *Engine) answer(ctx context.Context, rs *runState, pc PendingCall, res ToolResult) {
+// answer adds the call's result to the transcript (staged: see commit.go).
+func (e *Engine) answer(rs *runState, pc PendingCall, res ToolResult) {
 	content := res.Content
 	if len(content) > maxResultChars {
 		content = truncate(content, maxResultChars) + fmt.Sprintf("\n[truncated: the result had %d bytes]", len(res.Content))
@@ -96,31 +98,38 @@ func (e *Engine) answer(ctx context.Context, rs *runState, pc PendingCall, res T
 	if res.IsError && content == "" {
 		content = "error"
 	}
-	if err := e.appendMessages(ctx, rs, Message{Role: RoleTool, ToolCallID: pc.Call.ID, Name: pc.Call.Name, Content: content}); err != nil {
-		e.log.Error("store tool result", "run", rs.run.ID, "err", err)
-	}
+	e.stage(rs, Message{Role: RoleTool, ToolCallID: pc.Call.ID, Name: pc.Call.Name, Content: content})
 }
 
-func (e *Engine) answerRest(ctx context.Context, rs *runState, rest []PendingCall, text string) {
+func (e *Engine) answerRest(rs *runState, rest []PendingCall, text string) {
 	for _, pc := range rest {
 		res := ToolResult{Content: text}
 		if pc.Result != nil {
 			res = *pc.Result
 		}
-		e.answer(ctx, rs, pc, res)
+		e.answer(rs, pc, res)
 	}
 }
 
-// runReads runs read-only calls concurrently and returns their results in order.
+// runReads runs read-only calls and returns their results in order. One
+// call runs here and its audit entry is committed with its result; several
+// run concurrently, and each records its audit entry as soon as it returns
+// rather than waiting for the slowest.
 func (e *Engine) runReads(ctx context.Context, rs *runState, calls []PendingCall) []ToolResult {
+	requester := Actor{ID: rs.run.Requester.ID, Name: rs.run.Requester.Name}
+	if len(calls) == 1 {
+		res, entry := e.execTool(ctx, rs, calls[0], calls[0].Call.Arguments, requester, nil)
+		e.stageAudit(rs, entry)
+		return []ToolResult{res}
+	}
 	results := make([]ToolResult, len(calls))
 	var wg sync.WaitGroup
 	for k, pc := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[k] = e.execTool(ctx, rs, pc, pc.Call.Arguments, Actor{ID: rs.run.Requester.ID, Name: rs.run.Requester.Name}, nil)
-		}()
+		wg.Go(func() {
+			var entry AuditEntry
+			results[k], entry = e.execTool(ctx, rs, pc, pc.Call.Arguments, requester, nil)
+			e.audit(context.WithoutCancel(ctx), entry)
+		})
 	}
 	wg.Wait()
 	return results
@@ -160,13 +169,16 @@ func (e *Engine) runApproved(ctx context.Context, rs *runState, pc PendingCall) 
 		return ToolResult{IsError: true, Content: msg + "."}
 	}
 	// What runs is exactly what was approved: the stored canonical arguments.
-	return e.execTool(ctx, rs, pc, a.Arguments, a.DecidedBy, &a)
+	res, entry := e.execTool(ctx, rs, pc, a.Arguments, a.DecidedBy, &a)
+	e.stageAudit(rs, entry)
+	return res
 }
 
-// execTool runs one tool call and reports it. A Go error from the host is
+// execTool runs one tool call and reports it, and returns the audit entry
+// of the execution for the caller to record. A Go error from the host is
 // turned into an error result naming the server; it is never retried here
 // (the host restarts the server on next use).
-func (e *Engine) execTool(ctx context.Context, rs *runState, pc PendingCall, args []byte, actor Actor, a *Approval) ToolResult {
+func (e *Engine) execTool(ctx context.Context, rs *runState, pc PendingCall, args []byte, actor Actor, a *Approval) (ToolResult, AuditEntry) {
 	id := rs.run.ID
 	info := callInfo(pc)
 	info.Arguments = args
@@ -186,7 +198,7 @@ func (e *Engine) execTool(ctx context.Context, rs *runState, pc PendingCall, arg
 		}
 	}
 	e.emitResult(rs, pc, res, dur)
-	entry := AuditEntry{Kind: AuditExecuted, ConvKey: rs.run.ConvKey, RunID: id, Actor: actor,
+	entry := AuditEntry{Time: e.now(), Kind: AuditExecuted, ConvKey: rs.run.ConvKey, RunID: id, Actor: actor,
 		Toolset: pc.Tool.Toolset, Tool: pc.Tool.Remote, Risk: pc.Tool.Risk, Duration: dur}
 	if h, herr := ActionHash(pc.Tool.Toolset, pc.Tool.Remote, args); herr == nil {
 		entry.ActionHash = h
@@ -198,8 +210,7 @@ func (e *Engine) execTool(ctx context.Context, rs *runState, pc PendingCall, arg
 		entry.Kind = AuditFailed
 		entry.Detail = truncate(res.Content, 500)
 	}
-	e.audit(context.WithoutCancel(ctx), entry)
-	return res
+	return res, entry
 }
 
 func (e *Engine) emitResult(rs *runState, pc PendingCall, res ToolResult, dur time.Duration) {
@@ -239,11 +250,9 @@ func (e *Engine) pause(ctx context.Context, rs *runState, rest []PendingCall) er
 		pc.ApprovalID = a.ID
 		approvals = append(approvals, a)
 	}
-	if err := e.store.CreateApprovals(ctx, approvals...); err != nil {
-		return err
-	}
+	var proposed []AuditEntry
 	for _, a := range approvals {
-		e.audit(ctx, AuditEntry{Kind: AuditProposed, ConvKey: a.ConvKey, RunID: a.RunID, ApprovalID: a.ID,
+		proposed = append(proposed, AuditEntry{Time: now, Kind: AuditProposed, ConvKey: a.ConvKey, RunID: a.RunID, ApprovalID: a.ID,
 			Actor: a.Requester, Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk})
 	}
 	cp := Checkpoint{
@@ -252,7 +261,9 @@ func (e *Engine) pause(ctx context.Context, rs *runState, rest []PendingCall) er
 		// The approval events and completed follow right away.
 		Seq: rs.out.lastSeq(rs.run.ID) + int64(len(approvals)) + 1,
 	}
-	if err := e.store.SaveCheckpoint(ctx, cp); err != nil {
+	// The transcript so far, the requests, their audit entries and the
+	// checkpoint are one commit: no request exists without its checkpoint.
+	if err := e.commit(ctx, rs, Batch{Approvals: approvals, Audit: proposed, Checkpoint: &cp}); err != nil {
 		return err
 	}
 	for _, a := range approvals {

@@ -42,6 +42,8 @@ type harness struct {
 	cfg    core.Config
 	memory core.Retriever
 	msgN   atomic.Int64
+	// wrap, when set, wraps the store the engines use.
+	wrap func(core.Store) core.Store
 }
 
 type option func(*harness, *[]tools.ServerConfig)
@@ -55,6 +57,10 @@ func withMemory(r core.Retriever) option {
 		h.memory = r
 		h.cfg.MemoryEnabled = true
 	}
+}
+
+func withStoreWrapper(wrap func(core.Store) core.Store) option {
+	return func(h *harness, _ *[]tools.ServerConfig) { h.wrap = wrap }
 }
 
 func withServer(sc tools.ServerConfig) option {
@@ -98,7 +104,11 @@ func (h *harness) newEngine() (*core.Engine, *coretest.Recorder) {
 		h.t.Fatal(err)
 	}
 	rec := coretest.NewRecorder()
-	eng, err := core.NewEngine(h.cfg, core.Deps{Model: model, Tools: h.host, Store: h.store, Sender: rec, Retriever: h.memory, Logger: testLogger(h.t)})
+	var store core.Store = h.store
+	if h.wrap != nil {
+		store = h.wrap(store)
+	}
+	eng, err := core.NewEngine(h.cfg, core.Deps{Model: model, Tools: h.host, Store: store, Sender: rec, Retriever: h.memory, Logger: testLogger(h.t)})
 	if err != nil {
 		h.t.Fatal(err)
 	}

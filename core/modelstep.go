@@ -20,20 +20,19 @@ func (e *Engine) modelStep(ctx context.Context, rs *runState) node {
 		rs.status = RunMaxIterations
 		rs.finalText = fmt.Sprintf("I stopped after %d model calls without reaching an answer (llm.max_iterations). "+
 			"Nothing else will run. Tell me to continue, or narrow the request.", rs.run.Iterations)
-		if err := e.appendMessages(bg, rs, Message{Role: RoleAssistant, Content: rs.finalText}); err != nil {
-			return e.fail(rs, err)
-		}
+		e.stage(rs, Message{Role: RoleAssistant, Content: rs.finalText})
 		return nodeFinal
 	}
-	if steer := e.takeSteer(rs.act); len(steer) > 0 {
-		var msgs []Message
-		for _, in := range steer {
-			msgs = append(msgs, Message{Role: RoleUser, Content: in.Text, Time: in.Time})
-		}
-		if err := e.appendMessages(bg, rs, msgs...); err != nil {
+	steer := e.takeSteer(rs.act)
+	for _, in := range steer {
+		e.stage(rs, Message{Role: RoleUser, Content: in.Text, Time: in.Time})
+	}
+	// What the model is about to see is stored before it is asked, with the
+	// steering messages marked handled.
+	if len(rs.staged.msgs) > 0 || len(rs.staged.audit) > 0 {
+		if err := e.commit(bg, rs, Batch{InboundDone: steer}); err != nil {
 			return e.fail(rs, err)
 		}
-		e.markDone(bg, steer...)
 	}
 	schemas, notes := e.catalogue(ctx, rs)
 	if ctx.Err() != nil {
@@ -47,7 +46,7 @@ func (e *Engine) modelStep(ctx context.Context, rs *runState) node {
 			rs.status = RunStopped
 			if partial != "" {
 				// Keep what the user already saw, so the next turn has it.
-				_ = e.appendMessages(bg, rs, Message{Role: RoleAssistant, Content: partial + "\n\n[stopped]"})
+				e.stage(rs, Message{Role: RoleAssistant, Content: partial + "\n\n[stopped]"})
 			}
 			return nodeFinal
 		}
@@ -66,9 +65,8 @@ func (e *Engine) modelStep(ctx context.Context, rs *runState) node {
 			msg.ToolCalls[i].ID = "call_" + newID()[:16]
 		}
 	}
-	if err := e.appendMessages(bg, rs, msg); err != nil {
-		return e.fail(rs, err)
-	}
+	// Stored with the first result of its tool calls, or with the run's end.
+	e.stage(rs, msg)
 	if len(msg.ToolCalls) > 0 {
 		rs.batch = e.resolve(rs, msg.ToolCalls)
 		return nodeGate

@@ -22,6 +22,7 @@ type runState struct {
 	memLoaded bool
 	reported  map[string]bool // unavailable toolsets already told to the user
 	started   time.Time
+	staged    staged // writes waiting for the run's next commit (commit.go)
 
 	status    RunStatus
 	finalText string
@@ -104,20 +105,20 @@ func (e *Engine) newRun(ctx context.Context, s *session, a *activeRun, in Inboun
 	e.mu.Lock()
 	a.id = run.ID
 	e.mu.Unlock()
-	if err := e.store.CreateRun(ctx, run); err != nil {
-		return nil, err
-	}
 	rs := &runState{run: run, act: a, out: s.out, toolsets: conv.Toolsets, msgs: msgs, started: e.now()}
-	s.out.emit(run.ID, Event{Type: EventReady})
-	if err := e.appendMessages(ctx, rs, Message{Role: RoleUser, Content: in.Text, Time: in.Time}); err != nil {
-		return nil, err
-	}
-	e.markDone(ctx, in)
+	// The run, its message, the message marked handled and a new
+	// conversation's title are one commit.
+	e.stage(rs, Message{Role: RoleUser, Content: in.Text, Time: in.Time})
+	start := Batch{CreateRun: &run, InboundDone: []Inbound{in}}
 	if fresh {
 		conv.Title = title(in.Text)
-		if err := e.store.UpdateConversation(ctx, conv); err != nil {
-			return nil, err
-		}
+		start.Conversation = &conv
+	}
+	if err := e.commit(ctx, rs, start); err != nil {
+		return nil, err
+	}
+	s.out.emit(run.ID, Event{Type: EventReady})
+	if fresh {
 		s.out.emit(run.ID, Event{Type: EventConversationTitle, Text: conv.Title})
 	}
 	return rs, nil
@@ -207,8 +208,11 @@ func (e *Engine) final(ctx context.Context, rs *runState) {
 	if rs.status != RunAwaitingApproval {
 		rs.run.EndedAt = e.now()
 	}
-	if err := e.store.UpdateRun(ctx, rs.run); err != nil {
+	// The run's end goes with the last of its messages; should the run's
+	// record fail, the messages are still tried on their own.
+	if err := e.commit(ctx, rs, Batch{UpdateRun: &rs.run}); err != nil {
 		e.log.Error("record run end", "run", rs.run.ID, "err", err)
+		e.flush(ctx, rs)
 	}
 	usage := rs.run.Usage
 	rs.out.emit(rs.run.ID, Event{Type: EventCompleted, Status: rs.status, Text: rs.finalText, Usage: &usage, Duration: rs.run.Duration})
@@ -216,21 +220,6 @@ func (e *Engine) final(ctx context.Context, rs *runState) {
 		rs.out.forget(rs.run.ID)
 	}
 	e.countRun(rs.status)
-}
-
-// appendMessages stores messages and adds them to the run's transcript.
-func (e *Engine) appendMessages(ctx context.Context, rs *runState, msgs ...Message) error {
-	for i := range msgs {
-		msgs[i].RunID = rs.run.ID
-		if msgs[i].Time.IsZero() {
-			msgs[i].Time = e.now()
-		}
-	}
-	if err := e.store.AppendMessages(ctx, rs.run.ConvKey, msgs...); err != nil {
-		return fmt.Errorf("core: store messages: %w", err)
-	}
-	rs.msgs = append(rs.msgs, msgs...)
-	return nil
 }
 
 // title is a conversation title made from its first message, without a

@@ -13,7 +13,36 @@ type Store interface {
 	RunStore
 	ApprovalStore
 	AuditLog
+	// Apply makes the writes of b in one transaction: all of them or none.
+	// An empty batch is a no-op.
+	Apply(ctx context.Context, b Batch) error
 	Close() error
+}
+
+// Batch is a group of writes that Store.Apply makes atomically, in the
+// order of the fields. Each part means exactly what the method it names
+// means, including its errors: an UpdateRun of a missing run fails the
+// whole batch with ErrNotFound. The engine commits what one step of a run
+// decided as one batch (the assistant message that asked for a tool, the
+// tool's result and its audit entry), because each commit is a durable
+// write (an fsync) and a turn would otherwise pay for a dozen.
+type Batch struct {
+	Conversation *Conversation // UpdateConversation
+	CreateRun    *Run          // CreateRun
+	// ConvKey is the conversation Messages are appended to.
+	ConvKey     string
+	Messages    []Message    // AppendMessages(ConvKey, Messages...)
+	InboundDone []Inbound    // MarkInboundDone of each ConvKey and MessageID
+	Approvals   []Approval   // CreateApprovals(Approvals...)
+	Checkpoint  *Checkpoint  // SaveCheckpoint
+	Audit       []AuditEntry // AppendAudit of each, in order
+	UpdateRun   *Run         // UpdateRun
+}
+
+// Empty reports whether b writes nothing.
+func (b Batch) Empty() bool {
+	return b.Conversation == nil && b.CreateRun == nil && len(b.Messages) == 0 && len(b.InboundDone) == 0 &&
+		len(b.Approvals) == 0 && b.Checkpoint == nil && len(b.Audit) == 0 && b.UpdateRun == nil
 }
 
 // ConversationStore keeps conversations, their transcripts and the inbound

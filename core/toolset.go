@@ -87,18 +87,24 @@ func (e *Engine) loadToolset(ctx context.Context, rs *runState, args json.RawMes
 		return ToolResult{IsError: true, Content: fmt.Sprintf("unknown toolset %q; available toolsets: %s", a.Toolset, strings.Join(names, ", "))}
 	}
 	i := slices.IndexFunc(rs.toolsets, func(t Toolset) bool { return t.Name == a.Toolset })
-	if i < 0 {
+	changed := true
+	switch {
+	case i < 0:
 		rs.toolsets = append(rs.toolsets, Toolset{Name: a.Toolset, Write: a.Write})
-	} else if a.Write {
+	case a.Write && !rs.toolsets[i].Write:
 		rs.toolsets[i].Write = true
+	default:
+		changed = false // loaded already: nothing to store
 	}
-	conv, err := e.store.Conversation(ctx, rs.run.ConvKey)
-	if err == nil {
-		conv.Toolsets = rs.toolsets
-		err = e.store.UpdateConversation(ctx, conv)
-	}
-	if err != nil {
-		e.log.Error("store loaded toolsets", "conv", rs.run.ConvKey, "err", err)
+	if changed {
+		conv, err := e.store.Conversation(ctx, rs.run.ConvKey)
+		if err == nil {
+			conv.Toolsets = rs.toolsets
+			err = e.store.UpdateConversation(ctx, conv)
+		}
+		if err != nil {
+			e.log.Error("store loaded toolsets", "conv", rs.run.ConvKey, "err", err)
+		}
 	}
 	kind := "its read-only tools"
 	if a.Write {

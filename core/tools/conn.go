@@ -43,7 +43,7 @@ type conn struct {
 
 // dial starts, initializes and lists the tools of cfg's server. ctx bounds
 // the handshake; life is the lifetime of the transport.
-func dial(ctx, life context.Context, cfg ServerConfig, log *slog.Logger, names *names) (*conn, error) {
+func dial(ctx, life context.Context, cfg ServerConfig, log *slog.Logger, names *names, schemas *schemaCache) (*conn, error) {
 	c := &conn{toolset: cfg.Name}
 	var t transport.Interface
 	switch {
@@ -76,7 +76,7 @@ func dial(ctx, life context.Context, cfg ServerConfig, log *slog.Logger, names *
 	if _, err := c.client.Initialize(ctx, init); err != nil {
 		return nil, c.abort(fmt.Errorf("initialize: %w", err))
 	}
-	if err := c.list(ctx, names); err != nil {
+	if err := c.list(ctx, names, schemas); err != nil {
 		return nil, c.abort(fmt.Errorf("list tools: %w", err))
 	}
 	return c, nil
@@ -89,8 +89,9 @@ func (c *conn) abort(err error) error {
 	return c.withStderr(err)
 }
 
-// list fetches the tool list (all pages) and replaces the cached one.
-func (c *conn) list(ctx context.Context, names *names) error {
+// list fetches the tool list (all pages) and replaces the cached one and,
+// in schemas, the toolset's full input schemas.
+func (c *conn) list(ctx context.Context, names *names, schemas *schemaCache) error {
 	c.stale.Store(false)
 	res, err := c.client.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
@@ -98,12 +99,16 @@ func (c *conn) list(ctx context.Context, names *names) error {
 		return err
 	}
 	tools := make([]core.Tool, 0, len(res.Tools))
+	full := make(map[string]json.RawMessage, len(res.Tools))
 	for _, t := range res.Tools {
 		// A nameless tool is invalid MCP and could not be called by name.
 		if t.Name != "" {
-			tools = append(tools, convert(c.toolset, t, names))
+			tool, schema := convert(c.toolset, t, names)
+			tools = append(tools, tool)
+			full[t.Name] = schema
 		}
 	}
+	schemas.setListed(c.toolset, full)
 	c.mu.Lock()
 	c.tools = tools
 	c.mu.Unlock()

@@ -19,16 +19,19 @@ const maxDescription = 1024
 // validation then refuses every call instead of letting one through unchecked.
 var rejectAll = json.RawMessage(`{"type":"object","not":{}}`)
 
-// convert turns a listed MCP tool into a core.Tool of toolset.
-func convert(toolset string, t mcp.Tool, names *names) core.Tool {
+// convert turns a listed MCP tool into a core.Tool of toolset, whose
+// InputSchema is the compact one the model sees, and returns the server's
+// full schema beside it, which is what arguments are validated against.
+func convert(toolset string, t mcp.Tool, names *names) (core.Tool, json.RawMessage) {
+	full := inputSchema(t)
 	return core.Tool{
 		Name:        names.assign(toolset, t.Name),
 		Toolset:     toolset,
 		Remote:      t.Name,
 		Description: description(t),
-		InputSchema: inputSchema(t),
+		InputSchema: compactSchema(full, t.Name),
 		Risk:        riskOf(t.Annotations),
-	}
+	}, full
 }
 
 // riskOf classifies a tool by its annotations (the server's own claims,
@@ -48,19 +51,46 @@ func riskOf(a mcp.ToolAnnotation) core.Risk {
 	}
 }
 
+// description is the tool's description (or title) with runs of spaces
+// and blank lines collapsed, cut to maxDescription characters: at the last
+// sentence end that keeps at least half of them, else at a word boundary.
 func description(t mcp.Tool) string {
-	d := strings.TrimSpace(t.Description)
+	d := collapseLines(t.Description)
 	if d == "" {
-		d = strings.TrimSpace(t.Title)
+		d = collapseLines(t.Title)
 	}
 	if d == "" {
-		d = strings.TrimSpace(t.Annotations.Title)
+		d = collapseLines(t.Annotations.Title)
 	}
 	if utf8.RuneCountInString(d) <= maxDescription {
 		return d
 	}
+	// Ends are looked for in the first maxDescription characters plus the
+	// two that tell a sentence end.
 	r := []rune(d)
-	return strings.TrimSpace(string(r[:maxDescription-1])) + "…"
+	head := string(r[:min(len(r), maxDescription+2)])
+	last := 0
+	for end := range sentenceEnds(head) {
+		if utf8.RuneCountInString(head[:end]) <= maxDescription {
+			last = end
+		}
+	}
+	if last >= len(head)/2 {
+		return head[:last]
+	}
+	return cutWords(d, maxDescription)
+}
+
+// collapseLines collapses runs of spaces inside lines and drops blank
+// lines; line breaks stay, as servers use them for lists.
+func collapseLines(s string) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // inputSchema returns the tool's input schema as JSON. mcp-go decodes a

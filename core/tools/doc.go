@@ -33,11 +33,23 @@
 // under a conversation when another server connects later. Calls always
 // go out under the server's own name (core.Tool.Remote).
 //
+// # What the model sees
+//
+// Every offered tool's description and input schema go with every model
+// call, so they are sent compacted: whitespace collapsed, a tool
+// description cut to 1,024 characters (at a sentence end when one is near),
+// each description inside the schema cut to its first sentence and at most
+// 64 characters at a word boundary, and "$schema", "$comment", redundant
+// titles and an empty "required" dropped. Every constraint stays (types,
+// enums, required, bounds, patterns, formats, defaults, $ref). The server's
+// full schema is kept by the Host for validation.
+//
 // # Validation and calls
 //
-// Validate checks arguments against the tool's input schema (compiled once,
-// never fetching remote references); its error text tells the model what to
-// fix. A failure of the tool itself, including a JSON-RPC error for the
+// Validate checks arguments against the full input schema the tool's
+// server listed (compiled once, never fetching remote references), not
+// against the compacted core.Tool.InputSchema, which is used only for a
+// tool no server listed; its error text tells the model what to fix. A failure of the tool itself, including a JSON-RPC error for the
 // call and a call that outlives the call timeout, is a core.ToolResult with
 // IsError. Call returns a Go error only when the server is unavailable
 // (*core.UnavailableError), ctx ended, the toolset is unknown or the Host

@@ -91,7 +91,7 @@ func (h *Host) Tools(ctx context.Context, toolset string) ([]core.Tool, error) {
 	if !c.stale.Load() {
 		return c.cached(), nil
 	}
-	if err := c.list(ctx, h.names); err != nil {
+	if err := c.list(ctx, h.names, h.schemas); err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("tools: list tools of %s: %w", toolset, ctx.Err())
 		}
@@ -100,8 +100,10 @@ func (h *Host) Tools(ctx context.Context, toolset string) ([]core.Tool, error) {
 	return c.cached(), nil
 }
 
-// Validate checks args against tool.InputSchema. The error text is meant
-// for the model: it names what is wrong and what to do.
+// Validate checks args against the tool's input schema: the full schema its
+// server listed (tool.InputSchema is the compacted copy the model sees), or
+// tool.InputSchema for a tool no server listed. The error text is meant for
+// the model: it names what is wrong and what to do.
 func (h *Host) Validate(tool core.Tool, args json.RawMessage) error {
 	return h.schemas.validate(tool, args)
 }
@@ -187,6 +189,6 @@ func (h *Host) dialer() dialFunc {
 			ctx, cancel = context.WithTimeout(ctx, h.connectTimeout)
 			defer cancel()
 		}
-		return dial(ctx, h.life, u.cfg, u.log, h.names)
+		return dial(ctx, h.life, u.cfg, u.log, h.names, h.schemas)
 	}
 }

@@ -23,10 +23,14 @@ const maxCachedSchemas = 4096
 // maxProblems bounds how many validation problems one error lists.
 const maxProblems = 8
 
-// schemaCache compiles each distinct input schema once.
+// schemaCache compiles each distinct input schema once, and keeps the full
+// input schemas of the tools the servers listed: the model sees compacted
+// ones (compactSchema), arguments are checked against what the server
+// declared.
 type schemaCache struct {
-	mu sync.Mutex
-	m  map[[sha256.Size]byte]compiled
+	mu     sync.Mutex
+	m      map[[sha256.Size]byte]compiled
+	listed map[string]map[string]json.RawMessage // toolset -> remote name -> full schema
 }
 
 type compiled struct {
@@ -35,14 +39,39 @@ type compiled struct {
 }
 
 func newSchemaCache() *schemaCache {
-	return &schemaCache{m: map[[sha256.Size]byte]compiled{}}
+	return &schemaCache{m: map[[sha256.Size]byte]compiled{}, listed: map[string]map[string]json.RawMessage{}}
 }
 
-// validate checks args against tool's input schema. Its errors are read by
-// the model, which is why they carry no "tools:" prefix and end with what
-// to do.
+// setListed replaces the full schemas of toolset's tools after a listing.
+func (sc *schemaCache) setListed(toolset string, full map[string]json.RawMessage) {
+	sc.mu.Lock()
+	sc.listed[toolset] = full
+	sc.mu.Unlock()
+}
+
+// schemaOf returns the schema to validate tool's arguments against: the full
+// schema its server listed under (tool.Toolset, tool.Remote), so that no
+// compaction of what the model sees can loosen a check; tool.InputSchema
+// only for a tool no server listed.
+func (sc *schemaCache) schemaOf(tool core.Tool) json.RawMessage {
+	remote := tool.Remote
+	if remote == "" {
+		remote = tool.Name
+	}
+	sc.mu.Lock()
+	full, ok := sc.listed[tool.Toolset][remote]
+	sc.mu.Unlock()
+	if ok {
+		return full
+	}
+	return tool.InputSchema
+}
+
+// validate checks args against tool's input schema (schemaOf). Its errors
+// are read by the model, which is why they carry no "tools:" prefix and
+// end with what to do.
 func (sc *schemaCache) validate(tool core.Tool, args json.RawMessage) error {
-	sch, err := sc.get(tool.InputSchema)
+	sch, err := sc.get(sc.schemaOf(tool))
 	if err != nil {
 		return fmt.Errorf("%s cannot be called: its input schema is invalid, so its arguments cannot be checked (%v); use another tool", tool.Name, err)
 	}

@@ -1,9 +1,14 @@
 package tools_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
@@ -103,5 +108,64 @@ func TestValidateOlderDraftSchema(t *testing.T) {
 	}
 	if err := h.Validate(tool, json.RawMessage(`{"size":0}`)); err == nil {
 		t.Errorf("size 0 passed an exclusive minimum of 0")
+	}
+}
+
+// The model sees a compacted schema; arguments are still checked against
+// the full schema the server listed, so a constraint missing from what the
+// model was given is enforced all the same.
+func TestValidateAgainstFullSchema(t *testing.T) {
+	s := server.NewMCPServer("k8s", "1.0.0")
+	s.AddTool(mcp.NewTool("resources_scale",
+		mcp.WithDescription("Scale a workload.   It keeps its HPA."),
+		mcp.WithString("kind", mcp.Required(), mcp.Enum("Deployment", "StatefulSet"),
+			mcp.Description("Kind of the workload to scale. A HorizontalPodAutoscaler targeting it may override the change, "+
+				"so check for one first; DaemonSets cannot be scaled at all and are rejected by the server")),
+		mcp.WithInteger("replicas", mcp.Required(), mcp.Min(1), mcp.Max(50),
+			mcp.Description("Desired number of replicas (at least 1: scaling to zero is done with a separate tool that also pauses its alerts)")),
+	), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	})
+	h := newHost(t, tools.ServerConfig{Name: "k8s", InProcess: s})
+	tool := toolNamed(t, h, "k8s", "resources_scale")
+
+	if tool.Description != "Scale a workload. It keeps its HPA." {
+		t.Errorf("Description = %q, want whitespace collapsed", tool.Description)
+	}
+	var schema struct {
+		Properties map[string]map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(tool.InputSchema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := schema.Properties["kind"]["description"].(string); d != "Kind of the workload to scale." {
+		t.Errorf("kind description = %q, want its first sentence", d)
+	}
+	if d, _ := schema.Properties["replicas"]["description"].(string); utf8.RuneCountInString(d) > 64 || !strings.HasSuffix(d, "…)") {
+		t.Errorf("replicas description = %q, want it cut to 64 characters", d)
+	}
+	if schema.Properties["kind"]["enum"] == nil || schema.Properties["replicas"]["minimum"] == nil {
+		t.Errorf("compact schema %s lost a constraint the model needs", tool.InputSchema)
+	}
+
+	// What the model was given may lack constraints: validation does not
+	// depend on it.
+	stripped := tool
+	stripped.InputSchema = json.RawMessage(`{"type":"object"}`)
+	for _, tl := range []core.Tool{tool, stripped} {
+		if err := h.Validate(tl, json.RawMessage(`{"kind":"Deployment","replicas":3}`)); err != nil {
+			t.Errorf("valid arguments: %v", err)
+		}
+		for args, want := range map[string]string{
+			`{"kind":"DaemonSet","replicas":3}`:   "kind",
+			`{"kind":"Deployment","replicas":0}`:  "minimum",
+			`{"kind":"Deployment","replicas":51}`: "maximum",
+			`{"kind":"Deployment"}`:               "replicas",
+		} {
+			err := h.Validate(tl, json.RawMessage(args))
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Validate(%s) with schema %s = %v, want an error about %s", args, tl.InputSchema, err, want)
+			}
+		}
 	}
 }

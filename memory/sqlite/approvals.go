@@ -19,32 +19,33 @@ func (s *Store) CreateApprovals(ctx context.Context, as ...core.Approval) error 
 	if len(as) == 0 {
 		return nil
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO approvals (`+approvalCols+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for _, a := range as {
-			_, err := stmt.ExecContext(ctx, a.ID, a.RunID, a.ConvKey, a.CallID, a.Toolset, a.Tool, string(a.Arguments),
-				a.ActionHash, string(a.Risk), a.Requester.ID, a.Requester.Name, string(a.Status),
-				a.DecidedBy.ID, a.DecidedBy.Name, a.Reason, micros(a.CreatedAt), micros(a.ExpiresAt), micros(a.DecidedAt))
-			if err != nil {
-				return fmt.Errorf("approval %q: %w", a.ID, err)
-			}
-		}
-		return nil
-	})
+	err := s.inTx(ctx, func(tx *txn) error { return createApprovals(ctx, tx, as) })
 	if err != nil {
 		return fmt.Errorf("sqlite: create approvals: %w", err)
 	}
 	return nil
 }
 
+func createApprovals(ctx context.Context, tx *txn, as []core.Approval) error {
+	stmt, err := tx.stmt(ctx, `INSERT INTO approvals (`+approvalCols+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	for _, a := range as {
+		_, err := stmt.ExecContext(ctx, a.ID, a.RunID, a.ConvKey, a.CallID, a.Toolset, a.Tool, string(a.Arguments),
+			a.ActionHash, string(a.Risk), a.Requester.ID, a.Requester.Name, string(a.Status),
+			a.DecidedBy.ID, a.DecidedBy.Name, a.Reason, micros(a.CreatedAt), micros(a.ExpiresAt), micros(a.DecidedAt))
+		if err != nil {
+			return fmt.Errorf("approval %q: %w", a.ID, err)
+		}
+	}
+	return nil
+}
+
 // Approval returns approval id, or an error wrapping core.ErrNotFound.
 func (s *Store) Approval(ctx context.Context, id string) (core.Approval, error) {
-	a, err := scanApproval(s.r.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
+	a, err := scanApproval(s.r.queryRow(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
 	if err != nil {
 		return core.Approval{}, fmt.Errorf("sqlite: approval %q: %w", id, err)
 	}
@@ -81,9 +82,9 @@ func (s *Store) DecideApproval(ctx context.Context, id string, d core.ApprovalOu
 		return core.Approval{}, fmt.Errorf("sqlite: decide approval %q: status %q is not a final status", id, d.Status)
 	}
 	var a core.Approval
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *txn) error {
 		var err error
-		a, err = scanApproval(tx.QueryRowContext(ctx, `UPDATE approvals
+		a, err = scanApproval(tx.queryRow(ctx, `UPDATE approvals
 			SET status = ?, decided_by_id = ?, decided_by_name = ?, reason = ?, decided_at = ?
 			WHERE id = ? AND status = 'pending' RETURNING `+approvalCols,
 			string(d.Status), d.DecidedBy.ID, d.DecidedBy.Name, d.Reason, micros(d.DecidedAt), id))
@@ -91,7 +92,7 @@ func (s *Store) DecideApproval(ctx context.Context, id string, d core.ApprovalOu
 			return err
 		}
 		// Not pending, or not there: the same transaction tells which.
-		a, err = scanApproval(tx.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
+		a, err = scanApproval(tx.queryRow(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
 		if err != nil {
 			return err
 		}
@@ -107,7 +108,7 @@ func (s *Store) DecideApproval(ctx context.Context, id string, d core.ApprovalOu
 }
 
 func (s *Store) approvals(ctx context.Context, where string, args ...any) ([]core.Approval, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals `+where, args...)
+	rows, err := s.r.query(ctx, `SELECT `+approvalCols+` FROM approvals `+where, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -13,14 +13,18 @@ import (
 // AppendAudit appends e to the audit log; the store assigns e.ID. The table
 // rejects UPDATE and DELETE (triggers in migrations/0001_init.sql).
 func (s *Store) AppendAudit(ctx context.Context, e core.AuditEntry) error {
-	_, err := s.w.ExecContext(ctx, `INSERT INTO audit (time, kind, conv_key, run_id, approval_id, actor_id, actor_name,
-		toolset, tool, action_hash, risk, duration_ns, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		micros(e.Time), e.Kind, e.ConvKey, e.RunID, e.ApprovalID, e.Actor.ID, e.Actor.Name,
-		e.Toolset, e.Tool, e.ActionHash, string(e.Risk), int64(e.Duration), e.Detail)
-	if err != nil {
+	if err := appendAudit(ctx, s.w, e); err != nil {
 		return fmt.Errorf("sqlite: append audit %s: %w", e.Kind, err)
 	}
 	return nil
+}
+
+func appendAudit(ctx context.Context, q queryer, e core.AuditEntry) error {
+	_, err := q.exec(ctx, `INSERT INTO audit (time, kind, conv_key, run_id, approval_id, actor_id, actor_name,
+		toolset, tool, action_hash, risk, duration_ns, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		micros(e.Time), e.Kind, e.ConvKey, e.RunID, e.ApprovalID, e.Actor.ID, e.Actor.Name,
+		e.Toolset, e.Tool, e.ActionHash, string(e.Risk), int64(e.Duration), e.Detail)
+	return err
 }
 
 // Audit returns the entries matching f, oldest first.
@@ -39,7 +43,7 @@ func (s *Store) Audit(ctx context.Context, f core.AuditFilter) ([]core.AuditEntr
 	if len(conds) > 0 {
 		where = "WHERE " + strings.Join(conds, " AND ")
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT id, time, kind, conv_key, run_id, approval_id, actor_id, actor_name,
+	rows, err := s.r.query(ctx, `SELECT id, time, kind, conv_key, run_id, approval_id, actor_id, actor_name,
 		toolset, tool, action_hash, risk, duration_ns, detail FROM audit `+where+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: audit: %w", err)

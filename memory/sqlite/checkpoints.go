@@ -15,29 +15,33 @@ const checkpointCols = `run_id, conv_key, requester_id, requester_name, pending,
 // SaveCheckpoint stores the checkpoint of a paused run, replacing the one
 // the run had.
 func (s *Store) SaveCheckpoint(ctx context.Context, cp core.Checkpoint) error {
-	pending, err := encodePending(cp.Pending)
-	if err != nil {
-		return fmt.Errorf("sqlite: save checkpoint of %q: pending calls: %w", cp.RunID, err)
-	}
-	toolsets, err := encodeToolsets(cp.Toolsets)
-	if err != nil {
-		return fmt.Errorf("sqlite: save checkpoint of %q: toolsets: %w", cp.RunID, err)
-	}
-	_, err = s.w.ExecContext(ctx, `INSERT INTO checkpoints (`+checkpointCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (run_id) DO UPDATE SET conv_key = excluded.conv_key, requester_id = excluded.requester_id,
-			requester_name = excluded.requester_name, pending = excluded.pending, toolsets = excluded.toolsets,
-			iteration = excluded.iteration, seq = excluded.seq, created_at = excluded.created_at`,
-		cp.RunID, cp.ConvKey, cp.Requester.ID, cp.Requester.Name, pending, toolsets, cp.Iteration, cp.Seq, micros(cp.CreatedAt))
-	if err != nil {
+	if err := saveCheckpoint(ctx, s.w, cp); err != nil {
 		return fmt.Errorf("sqlite: save checkpoint of %q: %w", cp.RunID, err)
 	}
 	return nil
 }
 
+func saveCheckpoint(ctx context.Context, q queryer, cp core.Checkpoint) error {
+	pending, err := encodePending(cp.Pending)
+	if err != nil {
+		return fmt.Errorf("pending calls: %w", err)
+	}
+	toolsets, err := encodeToolsets(cp.Toolsets)
+	if err != nil {
+		return fmt.Errorf("toolsets: %w", err)
+	}
+	_, err = q.exec(ctx, `INSERT INTO checkpoints (`+checkpointCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id) DO UPDATE SET conv_key = excluded.conv_key, requester_id = excluded.requester_id,
+			requester_name = excluded.requester_name, pending = excluded.pending, toolsets = excluded.toolsets,
+			iteration = excluded.iteration, seq = excluded.seq, created_at = excluded.created_at`,
+		cp.RunID, cp.ConvKey, cp.Requester.ID, cp.Requester.Name, pending, toolsets, cp.Iteration, cp.Seq, micros(cp.CreatedAt))
+	return err
+}
+
 // Checkpoint returns the checkpoint of runID, or an error wrapping
 // core.ErrNotFound.
 func (s *Store) Checkpoint(ctx context.Context, runID string) (core.Checkpoint, error) {
-	cp, err := scanCheckpoint(s.r.QueryRowContext(ctx, `SELECT `+checkpointCols+` FROM checkpoints WHERE run_id = ?`, runID))
+	cp, err := scanCheckpoint(s.r.queryRow(ctx, `SELECT `+checkpointCols+` FROM checkpoints WHERE run_id = ?`, runID))
 	if err != nil {
 		return core.Checkpoint{}, fmt.Errorf("sqlite: checkpoint of %q: %w", runID, err)
 	}
@@ -48,7 +52,7 @@ func (s *Store) Checkpoint(ctx context.Context, runID string) (core.Checkpoint, 
 // statement, so of several claimants exactly one gets it; the others get an
 // error wrapping core.ErrNotFound.
 func (s *Store) ClaimCheckpoint(ctx context.Context, runID string) (core.Checkpoint, error) {
-	cp, err := scanCheckpoint(s.w.QueryRowContext(ctx, `DELETE FROM checkpoints WHERE run_id = ? RETURNING `+checkpointCols, runID))
+	cp, err := scanCheckpoint(s.w.queryRow(ctx, `DELETE FROM checkpoints WHERE run_id = ? RETURNING `+checkpointCols, runID))
 	if err != nil {
 		return core.Checkpoint{}, fmt.Errorf("sqlite: claim checkpoint of %q: %w", runID, err)
 	}
@@ -57,7 +61,7 @@ func (s *Store) ClaimCheckpoint(ctx context.Context, runID string) (core.Checkpo
 
 // Checkpoints returns the checkpoints of the conversation, oldest first.
 func (s *Store) Checkpoints(ctx context.Context, convKey string) ([]core.Checkpoint, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+checkpointCols+` FROM checkpoints WHERE conv_key = ?
+	rows, err := s.r.query(ctx, `SELECT `+checkpointCols+` FROM checkpoints WHERE conv_key = ?
 		ORDER BY created_at, rowid`, convKey)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: checkpoints of %q: %w", convKey, err)

@@ -14,13 +14,13 @@ import (
 // is stored, for a redelivery of a message id already seen in the
 // conversation.
 func (s *Store) SaveInbound(ctx context.Context, in core.Inbound) (first bool, err error) {
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *txn) error {
 		if err := ensureConversation(ctx, tx, in.ConvKey); err != nil {
 			return err
 		}
 		// The conflict target names the partial unique index, so messages
 		// without an id never conflict.
-		res, err := tx.ExecContext(ctx, `INSERT INTO inbound
+		res, err := tx.exec(ctx, `INSERT INTO inbound
 			(conv_key, message_id, user_id, user_name, text, time, stored_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (conv_key, message_id) WHERE message_id <> '' DO NOTHING`,
@@ -57,7 +57,7 @@ func conversation(ctx context.Context, q queryer, key string) (core.Conversation
 	c := core.Conversation{Key: key}
 	var toolsets string
 	var created sql.NullInt64
-	err := q.QueryRowContext(ctx, `SELECT title, toolsets, created_at FROM conversations WHERE key = ?`, key).
+	err := q.queryRow(ctx, `SELECT title, toolsets, created_at FROM conversations WHERE key = ?`, key).
 		Scan(&c.Title, &toolsets, &created)
 	if err != nil {
 		return c, err
@@ -72,37 +72,45 @@ func conversation(ctx context.Context, q queryer, key string) (core.Conversation
 // UpdateConversation replaces the title and toolsets of c.Key, creating the
 // conversation when missing (with c.CreatedAt, or now when zero).
 func (s *Store) UpdateConversation(ctx context.Context, c core.Conversation) error {
+	if err := updateConversation(ctx, s.w, c); err != nil {
+		return fmt.Errorf("sqlite: update conversation %q: %w", c.Key, err)
+	}
+	return nil
+}
+
+func updateConversation(ctx context.Context, q queryer, c core.Conversation) error {
 	toolsets, err := encodeToolsets(c.Toolsets)
 	if err != nil {
-		return fmt.Errorf("sqlite: update conversation %q: %w", c.Key, err)
+		return err
 	}
 	created := c.CreatedAt
 	if created.IsZero() {
 		created = time.Now()
 	}
-	_, err = s.w.ExecContext(ctx, `INSERT INTO conversations (key, title, toolsets, created_at) VALUES (?, ?, ?, ?)
+	_, err = q.exec(ctx, `INSERT INTO conversations (key, title, toolsets, created_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET title = excluded.title, toolsets = excluded.toolsets`,
 		c.Key, c.Title, toolsets, micros(created))
-	if err != nil {
-		return fmt.Errorf("sqlite: update conversation %q: %w", c.Key, err)
-	}
-	return nil
+	return err
 }
 
 // MarkInboundDone records that a saved message was handled.
 func (s *Store) MarkInboundDone(ctx context.Context, convKey, messageID string) error {
-	_, err := s.w.ExecContext(ctx, `UPDATE inbound SET done_at = ?
-		WHERE conv_key = ? AND message_id = ? AND message_id <> '' AND done_at IS NULL`,
-		micros(time.Now()), convKey, messageID)
-	if err != nil {
+	if err := markInboundDone(ctx, s.w, convKey, messageID); err != nil {
 		return fmt.Errorf("sqlite: mark inbound %q in %q done: %w", messageID, convKey, err)
 	}
 	return nil
 }
 
+func markInboundDone(ctx context.Context, q queryer, convKey, messageID string) error {
+	_, err := q.exec(ctx, `UPDATE inbound SET done_at = ?
+		WHERE conv_key = ? AND message_id = ? AND message_id <> '' AND done_at IS NULL`,
+		micros(time.Now()), convKey, messageID)
+	return err
+}
+
 // PendingInbound returns saved messages not marked done, oldest first.
 func (s *Store) PendingInbound(ctx context.Context) ([]core.Inbound, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT conv_key, message_id, user_id, user_name, text, time
+	rows, err := s.r.query(ctx, `SELECT conv_key, message_id, user_id, user_name, text, time
 		FROM inbound WHERE done_at IS NULL ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: pending inbound: %w", err)

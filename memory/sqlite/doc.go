@@ -18,6 +18,11 @@
 // One-shot operations are single statements: DecideApproval is an UPDATE
 // guarded by status = 'pending', ClaimCheckpoint a DELETE … RETURNING.
 //
+// Every commit is durable (synchronous=FULL: an fsync of the WAL), which is
+// what a write costs; Apply makes the writes of one core.Batch in a single
+// transaction, so the engine pays for one per step of a run rather than one
+// per write. Statements are prepared once per connection and kept.
+//
 // # Schema
 //
 // Migrations are SQL files embedded from migrations/, applied in order, each

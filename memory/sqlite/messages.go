@@ -14,30 +14,31 @@ func (s *Store) AppendMessages(ctx context.Context, key string, msgs ...core.Mes
 	if len(msgs) == 0 {
 		return nil
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if err := ensureConversation(ctx, tx, key); err != nil {
-			return err
-		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages
-			(conv_key, role, content, tool_calls, tool_call_id, name, run_id, time)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for i, m := range msgs {
-			calls, err := encodeCalls(m.ToolCalls)
-			if err != nil {
-				return fmt.Errorf("message %d: tool calls: %w", i, err)
-			}
-			if _, err := stmt.ExecContext(ctx, key, string(m.Role), m.Content, calls, m.ToolCallID, m.Name, m.RunID, micros(m.Time)); err != nil {
-				return fmt.Errorf("message %d: %w", i, err)
-			}
-		}
-		return nil
-	})
+	err := s.inTx(ctx, func(tx *txn) error { return appendMessages(ctx, tx, key, msgs) })
 	if err != nil {
 		return fmt.Errorf("sqlite: append messages to %q: %w", key, err)
+	}
+	return nil
+}
+
+func appendMessages(ctx context.Context, tx *txn, key string, msgs []core.Message) error {
+	if err := ensureConversation(ctx, tx, key); err != nil {
+		return err
+	}
+	stmt, err := tx.stmt(ctx, `INSERT INTO messages
+		(conv_key, role, content, tool_calls, tool_call_id, name, run_id, time)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	for i, m := range msgs {
+		calls, err := encodeCalls(m.ToolCalls)
+		if err != nil {
+			return fmt.Errorf("message %d: tool calls: %w", i, err)
+		}
+		if _, err := stmt.ExecContext(ctx, key, string(m.Role), m.Content, calls, m.ToolCallID, m.Name, m.RunID, micros(m.Time)); err != nil {
+			return fmt.Errorf("message %d: %w", i, err)
+		}
 	}
 	return nil
 }
@@ -45,7 +46,7 @@ func (s *Store) AppendMessages(ctx context.Context, key string, msgs ...core.Mes
 // Messages returns the transcript of key, oldest first; empty for a
 // conversation without messages.
 func (s *Store) Messages(ctx context.Context, key string) ([]core.Message, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT role, content, tool_calls, tool_call_id, name, run_id, time
+	rows, err := s.r.query(ctx, `SELECT role, content, tool_calls, tool_call_id, name, run_id, time
 		FROM messages WHERE conv_key = ? ORDER BY id`, key)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: messages of %q: %w", key, err)

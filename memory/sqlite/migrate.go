@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -58,7 +57,7 @@ func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: migrate: %w", err)
 	}
-	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	if _, err := s.w.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version    INTEGER PRIMARY KEY,
 		name       TEXT NOT NULL,
 		applied_at INTEGER NOT NULL
@@ -90,7 +89,9 @@ func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
 // apply runs m unless another process applied it first, which the write
 // lock taken by BEGIN IMMEDIATE makes visible.
 func (s *Store) apply(ctx context.Context, m migration) (ok bool, err error) {
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	// Migrations run their SQL unprepared: each statement runs once.
+	err = s.inTx(ctx, func(t *txn) error {
+		tx := t.tx
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
 			return err
@@ -113,7 +114,7 @@ func (s *Store) apply(ctx context.Context, m migration) (ok bool, err error) {
 // an empty database.
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	var v int
-	if err := s.r.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+	if err := s.r.db.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
 		return 0, fmt.Errorf("sqlite: schema version: %w", err)
 	}
 	return v, nil

@@ -12,40 +12,50 @@ import (
 
 // CreateRun stores a new run; an existing id is an error.
 func (s *Store) CreateRun(ctx context.Context, r core.Run) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if err := ensureConversation(ctx, tx, r.ConvKey); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO runs (id, conv_key, requester_id, requester_name, status,
-			iterations, ttft_ns, duration_ns, prompt_tokens, completion_tokens, cached_prompt_tokens, total_tokens,
-			error, started_at, ended_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			r.ID, r.ConvKey, r.Requester.ID, r.Requester.Name, string(r.Status),
-			r.Iterations, int64(r.TTFT), int64(r.Duration), r.Usage.PromptTokens, r.Usage.CompletionTokens,
-			r.Usage.CachedPromptTokens, r.Usage.TotalTokens, r.Error, micros(r.StartedAt), micros(r.EndedAt))
-		return err
-	})
+	err := s.inTx(ctx, func(tx *txn) error { return createRun(ctx, tx, r) })
 	if err != nil {
 		return fmt.Errorf("sqlite: create run %q: %w", r.ID, err)
 	}
 	return nil
 }
 
+func createRun(ctx context.Context, tx *txn, r core.Run) error {
+	if err := ensureConversation(ctx, tx, r.ConvKey); err != nil {
+		return err
+	}
+	_, err := tx.exec(ctx, `INSERT INTO runs (id, conv_key, requester_id, requester_name, status,
+		iterations, ttft_ns, duration_ns, prompt_tokens, completion_tokens, cached_prompt_tokens, total_tokens,
+		error, started_at, ended_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.ConvKey, r.Requester.ID, r.Requester.Name, string(r.Status),
+		r.Iterations, int64(r.TTFT), int64(r.Duration), r.Usage.PromptTokens, r.Usage.CompletionTokens,
+		r.Usage.CachedPromptTokens, r.Usage.TotalTokens, r.Error, micros(r.StartedAt), micros(r.EndedAt))
+	return err
+}
+
 // UpdateRun replaces the mutable fields of run r.ID: status, counters,
 // usage, error and end time. Conversation, requester and start time stay.
 func (s *Store) UpdateRun(ctx context.Context, r core.Run) error {
-	res, err := s.w.ExecContext(ctx, `UPDATE runs SET status = ?, iterations = ?, ttft_ns = ?, duration_ns = ?,
+	if err := updateRun(ctx, s.w, r); err != nil {
+		return fmt.Errorf("sqlite: update run %q: %w", r.ID, err)
+	}
+	return nil
+}
+
+// updateRun is UpdateRun; a missing run is core.ErrNotFound.
+func updateRun(ctx context.Context, q queryer, r core.Run) error {
+	res, err := q.exec(ctx, `UPDATE runs SET status = ?, iterations = ?, ttft_ns = ?, duration_ns = ?,
 		prompt_tokens = ?, completion_tokens = ?, cached_prompt_tokens = ?, total_tokens = ?, error = ?, ended_at = ?
 		WHERE id = ?`,
 		string(r.Status), r.Iterations, int64(r.TTFT), int64(r.Duration), r.Usage.PromptTokens, r.Usage.CompletionTokens,
 		r.Usage.CachedPromptTokens, r.Usage.TotalTokens, r.Error, micros(r.EndedAt), r.ID)
 	if err != nil {
-		return fmt.Errorf("sqlite: update run %q: %w", r.ID, err)
+		return err
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("sqlite: update run %q: %w", r.ID, err)
+		return err
 	} else if n == 0 {
-		return fmt.Errorf("sqlite: update run %q: %w", r.ID, core.ErrNotFound)
+		return core.ErrNotFound
 	}
 	return nil
 }
@@ -55,7 +65,7 @@ func (s *Store) Run(ctx context.Context, id string) (core.Run, error) {
 	r := core.Run{ID: id}
 	var ttft, duration int64
 	var started, ended sql.NullInt64
-	err := s.r.QueryRowContext(ctx, `SELECT conv_key, requester_id, requester_name, status, iterations, ttft_ns,
+	err := s.r.queryRow(ctx, `SELECT conv_key, requester_id, requester_name, status, iterations, ttft_ns,
 		duration_ns, prompt_tokens, completion_tokens, cached_prompt_tokens, total_tokens, error, started_at, ended_at
 		FROM runs WHERE id = ?`, id).Scan(
 		&r.ConvKey, &r.Requester.ID, &r.Requester.Name, &r.Status, &r.Iterations, &ttft,

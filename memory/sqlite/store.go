@@ -21,8 +21,8 @@ import (
 // Store is the SQLite implementation of core.Store. It is safe for
 // concurrent use, also with other Stores (processes) on the same file.
 type Store struct {
-	w *sql.DB // exactly one connection: every write goes through it
-	r *sql.DB // read-only connections
+	w *pool // exactly one connection: every write goes through it
+	r *pool // read-only connections
 }
 
 var _ core.Store = (*Store)(nil)
@@ -61,7 +61,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	readers := max(4, runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers) // a new connection costs an open and its pragmas
-	s := &Store{w: w, r: r}
+	s := &Store{w: newPool(w), r: newPool(r)}
 	if _, err := s.Migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -110,11 +110,11 @@ func connect(ctx context.Context, db *sql.DB) error {
 // `opsgate doctor`.
 func (s *Store) Ping(ctx context.Context) error {
 	var n int
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil {
+	if err := s.r.db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil {
 		return fmt.Errorf("sqlite: ping: read: %w", err)
 	}
 	// An empty write transaction still takes the write lock.
-	tx, err := s.w.BeginTx(ctx, nil)
+	tx, err := s.w.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: ping: write: %w", err)
 	}
@@ -126,7 +126,7 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes the database. Calls in progress may fail.
 func (s *Store) Close() error {
-	if err := errors.Join(s.r.Close(), s.w.Close()); err != nil {
+	if err := errors.Join(s.r.close(), s.w.close()); err != nil {
 		return fmt.Errorf("sqlite: close: %w", err)
 	}
 	return nil
@@ -134,27 +134,23 @@ func (s *Store) Close() error {
 
 // inTx runs fn in a write transaction (BEGIN IMMEDIATE), committing when fn
 // returns nil.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+func (s *Store) inTx(ctx context.Context, fn func(tx *txn) error) error {
+	tx, err := s.w.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
+	t := &txn{tx: tx, w: s.w}
+	if err = fn(t); err != nil {
 		tx.Rollback()
-		return err
+	} else {
+		err = tx.Commit()
 	}
-	return tx.Commit()
-}
-
-// queryer is what *sql.DB and *sql.Tx have in common.
-type queryer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// scanner is what *sql.Row and *sql.Rows have in common.
-type scanner interface {
-	Scan(dest ...any) error
+	// The connection is free again: prepare what the transaction could not
+	// use prepared, for next time. A failure here only means it is not.
+	for _, q := range t.missed {
+		_, _ = s.w.stmt(context.WithoutCancel(ctx), q)
+	}
+	return err
 }
 
 // micros stores t as unix microseconds; the zero time as NULL.
@@ -176,7 +172,7 @@ func fromMicros(n sql.NullInt64) time.Time {
 // ensureConversation creates the conversation key when it is missing, so
 // that any method may be the first to use a conversation.
 func ensureConversation(ctx context.Context, q queryer, key string) error {
-	_, err := q.ExecContext(ctx,
+	_, err := q.exec(ctx,
 		`INSERT INTO conversations (key, created_at) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`,
 		key, micros(time.Now()))
 	return err

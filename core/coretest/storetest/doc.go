@@ -19,6 +19,9 @@
 //   - Every "exactly once" promise (inbound dedupe, ClaimCheckpoint,
 //     DecideApproval) is checked with concurrent callers, as the engine and
 //     several opsgate processes will call it.
+//   - Apply is one transaction: each part of a batch reads back as if its
+//     own method had written it, and a batch with a failing part leaves
+//     nothing behind.
 //
 // Subtests run in parallel, each on its own fresh store.
 package storetest

@@ -57,6 +57,10 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"AuditFilter", testAuditFilter},
 		{"AuditUnchanged", testAuditUnchanged},
 		{"AuditConcurrentAppends", testAuditConcurrentAppends},
+		{"Apply", testApply},
+		{"ApplyAllOrNothing", testApplyAllOrNothing},
+		{"ApplyEmpty", testApplyEmpty},
+		{"ApplyConcurrent", testApplyConcurrent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
