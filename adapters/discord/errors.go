@@ -101,44 +101,6 @@ func fatal(err error) error {
 	return nil
 }
 
-// decisionText is what a person who clicked Approve or Deny is told
-// privately when the click did not decide anything.
-func decisionText(a core.Approval, err error) string {
-	switch {
-	case errors.Is(err, core.ErrNotAllowed):
-		return "🚫 You are not allowed to decide this request: only the requester (" + who(a.Requester) +
-			") or a configured approver can. Your attempt was recorded."
-	case errors.Is(err, core.ErrAlreadyDecided):
-		return "This request was already decided: " + outcome(a) + "."
-	case errors.Is(err, core.ErrExpired):
-		return "⌛ This request expired; nothing was run."
-	case errors.Is(err, core.ErrNotFound):
-		return "This approval request does not exist (any more); nothing was run."
-	case errors.Is(err, core.ErrHashMismatch):
-		return "⚠️ The action no longer matches what this card shows; nothing was run."
-	default:
-		return "⚠️ Your decision could not be recorded. Please try again."
-	}
-}
-
-// outcome describes a decided approval: "approved by @alice".
-func outcome(a core.Approval) string {
-	switch a.Status {
-	case core.ApprovalApproved:
-		return "approved by " + who(a.DecidedBy)
-	case core.ApprovalDenied:
-		return "denied by " + who(a.DecidedBy)
-	case core.ApprovalExpired:
-		return "expired"
-	case core.ApprovalSuperseded:
-		return "superseded by a newer message"
-	case core.ApprovalCancelled:
-		return "cancelled"
-	default:
-		return string(a.Status)
-	}
-}
-
 func who(a core.Actor) string {
 	if s := a.String(); s != "" {
 		return s

@@ -164,7 +164,8 @@ func (a *Adapter) clickDecide(ctx context.Context, i *discordgo.Interaction, id 
 	if ap.Status != "" && ap.Status != core.ApprovalPending {
 		a.out.Resolve(ap, ref) // make sure the card shows how it was decided
 	}
-	a.whisper(ctx, i, decisionText(ap, err))
+	text, _ := render.DecisionReply(ap, approve, err)
+	a.whisper(ctx, i, text)
 }
 
 // clickStop stops the run whose draft carries the button, not a newer run

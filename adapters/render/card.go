@@ -43,7 +43,7 @@ func cardMessage(a core.Approval, maxData int) Message {
 			{Label: "❌ Deny", Data: ButtonData(ActionDeny, a.ID, maxData), Style: StyleDanger},
 		}
 	} else {
-		b.WriteString("\n\n" + outcomeIcon(a.Status) + " **" + capitalise(outcome(a)) + "**")
+		b.WriteString("\n\n" + outcomeIcon(a.Status) + " **" + capitalise(Outcome(a)) + "**")
 		if !a.DecidedAt.IsZero() {
 			b.WriteString(" at " + a.DecidedAt.UTC().Format(time.TimeOnly+" MST"))
 		}
@@ -124,7 +124,7 @@ func (s *Sender) showOutcome(c *conv, a core.Approval, ref MsgRef) {
 	if cd == nil {
 		// The card was posted by another process or before a restart, and
 		// nobody clicked it here: say what happened in a message of its own.
-		text := outcomeIcon(a.Status) + " Approval for `" + a.Tool + "`: " + outcome(a) + "."
+		text := outcomeIcon(a.Status) + " Approval for `" + a.Tool + "`: " + Outcome(a) + "."
 		if _, _, err := s.post(c, Message{Text: text}, Urgent, urgentTries); err != nil {
 			s.log.Warn("render: approval outcome not delivered", "conv", c.key, "err", err)
 		}

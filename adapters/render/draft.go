@@ -159,13 +159,13 @@ func (d *draft) applyTool(ev core.Event) bool {
 	case core.EventToolApproved:
 		l.state = toolApproved
 		if ev.Approval != nil {
-			l.detail = outcome(*ev.Approval)
+			l.detail = Outcome(*ev.Approval)
 		}
 	case core.EventToolDenied:
 		l.state = toolNotRun
 		l.detail = "not run"
 		if ev.Approval != nil {
-			l.detail = outcome(*ev.Approval)
+			l.detail = Outcome(*ev.Approval)
 		}
 	case core.EventToolExecuting:
 		l.state = toolRunning

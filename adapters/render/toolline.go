@@ -108,7 +108,9 @@ func oneLine(s string, max int) string {
 }
 
 // outcome describes a decided approval for people: "approved by @alice".
-func outcome(a core.Approval) string {
+// Outcome says how an approval request ended, for people: "approved by
+// Alice", "denied by Bob: not during peak", "expired, not run".
+func Outcome(a core.Approval) string {
 	switch a.Status {
 	case core.ApprovalApproved:
 		return "approved by " + who(a.DecidedBy)

@@ -59,48 +59,20 @@ func (a *Adapter) decide(ctx context.Context, c click, approvalID string, approv
 	}
 	ap, err := eng.Decide(ctx, core.Decision{ApprovalID: approvalID, Actor: c.user, Approve: approve})
 	switch {
-	case err == nil:
-		a.sender.Resolve(ap, c.card)
 	case errors.Is(err, core.ErrNotAllowed):
 		a.log.Warn("approval click refused", "approval", approvalID, "user", c.user.ID)
-		who := "the person who asked"
-		if ap.Requester.ID != "" {
-			who = "<@" + ap.Requester.ID + "> (who asked)"
-		}
-		a.ephemeral(ctx, c.channel, c.user.ID, c.thread,
-			"⛔ You are not allowed to decide this request. Only "+who+" or a configured approver can. Your attempt was logged.")
-	case errors.Is(err, core.ErrAlreadyDecided):
-		a.sender.Resolve(ap, c.card)
-		a.ephemeral(ctx, c.channel, c.user.ID, c.thread, "This request was already decided: "+describe(ap)+".")
-	case errors.Is(err, core.ErrExpired):
-		a.sender.Resolve(ap, c.card)
-		a.ephemeral(ctx, c.channel, c.user.ID, c.thread, "⌛ This request expired; nothing was run.")
-	case errors.Is(err, core.ErrNotFound):
-		a.ephemeral(ctx, c.channel, c.user.ID, c.thread, "This approval request no longer exists; nothing was run.")
-	case errors.Is(err, core.ErrHashMismatch):
-		a.ephemeral(ctx, c.channel, c.user.ID, c.thread, "⛔ The action changed since it was shown; nothing was run.")
-	default:
+	case err != nil && !errors.Is(err, core.ErrAlreadyDecided) && !errors.Is(err, core.ErrExpired) &&
+		!errors.Is(err, core.ErrNotFound) && !errors.Is(err, core.ErrHashMismatch):
 		a.log.Error("decide", "approval", approvalID, "err", err)
-		a.ephemeral(ctx, c.channel, c.user.ID, c.thread, "⚠️ Your decision was not recorded ("+escape(err.Error())+"); press the button again.")
 	}
-}
-
-// describe says how an approval was decided, for people.
-func describe(ap core.Approval) string {
-	who := escape(ap.DecidedBy.String())
-	switch ap.Status {
-	case core.ApprovalApproved:
-		return "approved by " + who
-	case core.ApprovalDenied:
-		return "denied by " + who
-	case core.ApprovalExpired:
-		return "expired"
-	case core.ApprovalSuperseded:
-		return "superseded by a new message"
-	case core.ApprovalCancelled:
-		return "cancelled"
+	// Make sure the card shows how the request ended, whoever decided it.
+	if ap.ID != "" && ap.Status != core.ApprovalPending && ap.Status != "" {
+		a.sender.Resolve(ap, c.card)
 	}
-	return string(ap.Status)
+	if err != nil {
+		text, _ := render.DecisionReply(ap, approve, err)
+		a.ephemeral(ctx, c.channel, c.user.ID, c.thread, escape(text))
+	}
 }
 
 // stopClick stops the run whose draft carries the Stop button, unless it

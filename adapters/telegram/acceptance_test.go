@@ -261,7 +261,7 @@ func TestApprovalCardButtons(t *testing.T) {
 
 	t.Run("SecondClickSaysAlreadyDecided", func(t *testing.T) {
 		up := s.tg.Click(alice.ID, card.ID, alice, card.Buttons[1].Data)
-		if ans := s.waitAnswer(up.CallbackQuery.ID); !strings.Contains(ans.Text, "Already decided") || !strings.Contains(ans.Text, "@bob") {
+		if ans := s.waitAnswer(up.CallbackQuery.ID); !strings.Contains(strings.ToLower(ans.Text), "already decided") || !strings.Contains(ans.Text, "@bob") {
 			t.Errorf("second click answered %+v, want already decided by @bob", ans)
 		}
 		if n := len(s.k8s.Calls()); n != 1 {

@@ -36,43 +36,18 @@ func (a *Adapter) onCallback(ctx context.Context, q *tgbotapi.CallbackQuery) {
 func (a *Adapter) clickDecision(ctx context.Context, q *tgbotapi.CallbackQuery, id string, approve bool, ref render.MsgRef) {
 	actor := actorOf(q.From)
 	ap, err := a.eng.Decide(ctx, core.Decision{ApprovalID: id, Actor: actor, Approve: approve})
+	text, alert := render.DecisionReply(ap, approve, err)
+	a.answer(ctx, q.ID, text, alert)
 	switch {
-	case err == nil:
-		if approve {
-			a.answer(ctx, q.ID, "✅ Approved: running "+ap.Tool+".", false)
-		} else {
-			a.answer(ctx, q.ID, "❌ Denied: "+ap.Tool+" will not run.", false)
-		}
-		a.sender.Resolve(ap, ref)
 	case errors.Is(err, core.ErrNotAllowed):
 		// The engine audited the attempt.
 		a.log.Warn("telegram: approval click by someone who may not decide", "approval", id, "user", actor.ID)
-		a.answer(ctx, q.ID, "⛔ You are not allowed to decide this request. The attempt was recorded.", true)
-	case errors.Is(err, core.ErrAlreadyDecided):
-		a.answer(ctx, q.ID, "Already decided: "+decided(ap)+".", false)
-		a.sender.Resolve(ap, ref)
-	case errors.Is(err, core.ErrExpired):
-		a.answer(ctx, q.ID, "⌛ This request expired; nothing was run.", true)
-		if ap.ID != "" {
-			ap.Status = core.ApprovalExpired
-			a.sender.Resolve(ap, ref)
-		}
-	case errors.Is(err, core.ErrNotFound):
-		a.answer(ctx, q.ID, "This request no longer exists.", true)
-	default:
+	case err != nil && !errors.Is(err, core.ErrAlreadyDecided) && !errors.Is(err, core.ErrExpired) && !errors.Is(err, core.ErrNotFound):
 		a.log.Error("telegram: decide", "approval", id, "user", actor.ID, "err", err)
-		a.answer(ctx, q.ID, "⚠️ Something went wrong; please try again.", true)
 	}
-}
-
-func decided(ap core.Approval) string {
-	switch ap.Status {
-	case core.ApprovalApproved:
-		return "approved by " + ap.DecidedBy.String()
-	case core.ApprovalDenied:
-		return "denied by " + ap.DecidedBy.String()
-	default:
-		return string(ap.Status)
+	// Make sure the card shows how the request ended, whoever decided it.
+	if ap.ID != "" && ap.Status != core.ApprovalPending && ap.Status != "" {
+		a.sender.Resolve(ap, ref)
 	}
 }
 

@@ -1,0 +1,35 @@
+package render
+
+import (
+	"errors"
+
+	"github.com/opsgate/opsgate/core"
+)
+
+// DecisionReply is what the person who pressed Approve or Deny is told, for
+// every result of the engine's Decide: one table for every platform, so a
+// click means the same thing in Slack, Telegram and Discord. a is what
+// Decide returned with err. Alert asks the platform to make the reply
+// prominent (an alert, a warning) rather than a quiet acknowledgement. The
+// text is plain: platforms escape it for their format.
+func DecisionReply(a core.Approval, approve bool, err error) (text string, alert bool) {
+	switch {
+	case err == nil && approve:
+		return "✅ Approved: running " + a.Tool + ".", false
+	case err == nil:
+		return "❌ Denied: " + a.Tool + " will not run.", false
+	case errors.Is(err, core.ErrNotAllowed):
+		return "⛔ You are not allowed to decide this request: only the requester (" + who(a.Requester) +
+			") or a configured approver can. Your attempt was recorded.", true
+	case errors.Is(err, core.ErrAlreadyDecided):
+		return "This request was already decided: " + Outcome(a) + ".", false
+	case errors.Is(err, core.ErrExpired):
+		return "⌛ This request expired; nothing was run.", true
+	case errors.Is(err, core.ErrNotFound):
+		return "This approval request no longer exists; nothing was run.", true
+	case errors.Is(err, core.ErrHashMismatch):
+		return "⛔ The action changed since it was shown; nothing was run.", true
+	default:
+		return "⚠️ Your decision could not be recorded; press the button again.", true
+	}
+}
