@@ -330,6 +330,74 @@ func TestGatewayInvalidSessionReidentifies(t *testing.T) {
 	s.waitFinal(s.thread(channel, m.ID).ID, "Still here.")
 }
 
+// Connections lost one after another, each as soon as the session was
+// resumed: every loss is resumed (never a new session), and the mention
+// sent while the connection was down is handled exactly once.
+func TestGatewayRepeatedDropsLoseNothing(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	const drops = 3
+	var asked []discordtest.Message
+	for i := 1; i <= drops; i++ {
+		s.llm.Push(llmfake.Reply{Text: "On it."})
+		s.fake.Drop()
+		asked = append(asked, s.say(channel, alice, fmt.Sprintf("%s question %d", s.fake.Mention(), i)))
+		if !s.fake.Wait(20*time.Second, func() bool { return s.fake.Resumes() == i && s.fake.Connected() }) {
+			t.Fatalf("drop %d was not resumed (identifies %d, resumes %d)", i, len(s.fake.Identifies()), s.fake.Resumes())
+		}
+	}
+	for _, m := range asked {
+		s.waitFinal(s.thread(channel, m.ID).ID, "On it.")
+	}
+	if n := len(s.fake.Identifies()); n != 1 {
+		t.Errorf("%d identifies, want 1 (every drop resumed)", n)
+	}
+	if n := s.fake.Resumes(); n != drops {
+		t.Errorf("%d resumes, want %d (no reconnection but after a drop)", n, drops)
+	}
+	if n := len(s.llm.Requests()); n != drops {
+		t.Errorf("%d model requests, want %d", n, drops)
+	}
+}
+
+// Discord asks the bot to reconnect (op 7, before a gateway server
+// restarts): the bot resumes its session and misses nothing.
+func TestGatewayReconnectRequestResumes(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.llm.Push(llmfake.Reply{Text: "Still here."})
+	s.fake.Reconnect()
+	m := s.say(channel, alice, s.fake.Mention()+" are you there?")
+	if !s.fake.Wait(20*time.Second, func() bool { return s.fake.Resumes() == 1 && s.fake.Connected() }) {
+		t.Fatalf("the session was not resumed (identifies %d, resumes %d)", len(s.fake.Identifies()), s.fake.Resumes())
+	}
+	s.waitFinal(s.thread(channel, m.ID).ID, "Still here.")
+	if n := len(s.fake.Identifies()); n != 1 {
+		t.Errorf("%d identifies, want 1 (a resume, not a new session)", n)
+	}
+}
+
+// A connection that silently stops carrying anything (no dispatches, no
+// heartbeat ACKs) is noticed by its unacknowledged heartbeats and resumed;
+// the mention sent meanwhile is replayed and handled.
+func TestGatewayZombieConnectionResumes(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.llm.Push(llmfake.Reply{Text: "Back."})
+	s.fake.Zombie()
+	m := s.say(channel, alice, s.fake.Mention()+" anyone?")
+	if !s.fake.Wait(20*time.Second, func() bool { return s.fake.Resumes() == 1 && s.fake.Connected() }) {
+		t.Fatalf("the zombie connection was not replaced (identifies %d, resumes %d)", len(s.fake.Identifies()), s.fake.Resumes())
+	}
+	s.waitFinal(s.thread(channel, m.ID).ID, "Back.")
+	if s.fake.Replayed() == 0 {
+		t.Error("nothing was replayed on Resume")
+	}
+	if n := len(s.fake.Identifies()); n != 1 {
+		t.Errorf("%d identifies, want 1 (a resume, not a new session)", n)
+	}
+}
+
 func click(t *testing.T, s *stack, ch string, u discordtest.User, msg, customID string) {
 	t.Helper()
 	if _, err := s.fake.Click(ch, u, msg, customID); err != nil {

@@ -66,8 +66,8 @@ type Adapter struct {
 	places *placeCache
 	seen   *seenSet
 	queues *queues
-	// dropped is signalled when the gateway connection closes.
-	dropped chan struct{}
+	// gwURL is the gateway's address, once asked (Run's goroutine only).
+	gwURL string
 	// ctx is the adapter's lifetime, not a request's: it bounds the work
 	// of event handlers and ends at Close.
 	ctx    context.Context
@@ -106,18 +106,15 @@ func New(cfg Config, engine Engine, log *slog.Logger, opts ...Option) (*Adapter,
 	// message post may have landed.
 	dg.ShouldRetryOnRateLimit = false
 	dg.MaxRestRetries = 0
-	// The adapter reconnects itself (see supervise), so that nothing
-	// reconnects after Run has ended.
+	// The adapter runs the gateway connection itself (see gateway.go);
+	// dg.Open is never called. Handlers only queue work, in gateway order.
 	dg.ShouldReconnectOnError = false
-	// Handlers only queue work, in gateway order.
-	dg.SyncEvents = true
 	dg.Identify.Intents = intents
 
 	a := &Adapter{
 		cfg: cfg, log: log.With("adapter", "discord"), dg: dg, engine: engine,
 		limits: DefaultLimits, appID: cfg.ApplicationID,
 		places: newPlaceCache(), seen: newSeenSet(4096), queues: newQueues(),
-		dropped: make(chan struct{}, 1),
 	}
 	for _, o := range opts {
 		o(a)
@@ -128,11 +125,6 @@ func New(cfg Config, engine Engine, log *slog.Logger, opts ...Option) (*Adapter,
 	}
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	a.out = render.New(newPlatform(dg, a.limits), render.Options{Limiter: a.limiter, Logger: a.log})
-	dg.AddHandler(a.onReady)
-	dg.AddHandler(a.onResumed)
-	dg.AddHandler(a.onDisconnect)
-	dg.AddHandler(a.onMessage)
-	dg.AddHandler(a.onInteraction)
 	return a, nil
 }
 
@@ -167,17 +159,23 @@ func (a *Adapter) Run(ctx context.Context) error {
 	a.running = true
 	a.mu.Unlock()
 
-	err := a.connect(ctx)
-	if err == nil {
-		a.registerCommands(ctx)
-		err = a.supervise(ctx)
-	}
+	// /opsgate is registered once the first READY has told the
+	// application id, while events are already being handled.
+	var cmds sync.WaitGroup
+	var once sync.Once
+	err := a.gateway(ctx, func() {
+		once.Do(func() {
+			cmds.Add(1)
+			go func() {
+				defer cmds.Done()
+				a.registerCommands(ctx)
+			}()
+		})
+	})
+	cmds.Wait()
 	a.mu.Lock()
 	a.closing = true
 	a.mu.Unlock()
-	if cerr := a.dg.Close(); cerr != nil {
-		a.log.Debug("close gateway", "err", cerr)
-	}
 	// Let events already taken finish (a thread being created, a click
 	// being decided) so that none is half done.
 	done := make(chan struct{})

@@ -17,10 +17,16 @@
 // and Message Content intents. Handlers only queue work: messages run one
 // at a time per channel, in order; interactions run at once, because
 // Discord forgets one that is not answered within 3 s (each is answered
-// with a deferred response first). A dropped connection is resumed by the
-// adapter, not by discordgo, so that nothing reconnects after Run; Discord
-// replays what it dispatched meanwhile, and a replayed message is handled
-// once (the message or interaction id is the engine's inbound id).
+// with a deferred response first). The adapter runs the gateway connection
+// itself (discordgo is used for REST, types and its channel state): each
+// connection's goroutines end before the next connection is dialled, so a
+// lost connection can never take its successor down with it. A lost
+// connection, Discord's op 7 Reconnect, and a zombie connection (a
+// heartbeat not acknowledged by the next one) are resumed at the session's
+// resume_gateway_url; Discord replays what it dispatched meanwhile, and a
+// replayed message is handled once (the message or interaction id is the
+// engine's inbound id). A session Discord invalidated is identified anew
+// after 1 to 5 s; nothing reconnects after Run has returned.
 //
 // # Rendering
 //

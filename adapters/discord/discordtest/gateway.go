@@ -18,6 +18,7 @@ const (
 	opHeartbeat    = 1
 	opIdentify     = 2
 	opResume       = 6
+	opReconnect    = 7
 	opInvalid      = 9
 	opHello        = 10
 	opHeartbeatACK = 11
@@ -61,6 +62,7 @@ type conn struct {
 	ws      *websocket.Conn
 	wmu     sync.Mutex
 	session *session
+	zombie  bool // nothing reaches the bot any more (g.mu)
 }
 
 // Identify is an Identify payload the gateway received.
@@ -146,6 +148,42 @@ func (s *Server) Drop() {
 	s.mu.Unlock()
 }
 
+// Reconnect asks the bot to reconnect and resume (op 7 Reconnect), as
+// Discord does before a gateway server restarts. Dispatches sent until the
+// bot resumes are kept and replayed on Resume.
+func (s *Server) Reconnect() {
+	g := s.gw
+	g.mu.Lock()
+	var c *conn
+	if g.current != nil {
+		c, g.current.conn = g.current.conn, nil
+	}
+	g.mu.Unlock()
+	if c != nil {
+		c.write(mustJSON(map[string]any{"op": opReconnect, "d": nil}))
+	}
+	s.mu.Lock()
+	s.changedLocked()
+	s.mu.Unlock()
+}
+
+// Zombie makes the current gateway connection a zombie, as a network path
+// that silently stopped carrying packets: the socket stays open, but
+// neither dispatches nor heartbeat ACKs reach the bot any more. Dispatches
+// are kept and replayed on Resume.
+func (s *Server) Zombie() {
+	g := s.gw
+	g.mu.Lock()
+	if g.current != nil && g.current.conn != nil {
+		g.current.conn.zombie = true
+		g.current.conn = nil
+	}
+	g.mu.Unlock()
+	s.mu.Lock()
+	s.changedLocked()
+	s.mu.Unlock()
+}
+
 func (g *gateway) closeAll() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -192,8 +230,11 @@ func (g *gateway) serve(w http.ResponseWriter, r *http.Request) {
 		case opHeartbeat:
 			g.mu.Lock()
 			g.heartbeats++
+			zombie := c.zombie
 			g.mu.Unlock()
-			c.write(mustJSON(map[string]any{"op": opHeartbeatACK}))
+			if !zombie {
+				c.write(mustJSON(map[string]any{"op": opHeartbeatACK}))
+			}
 		case opIdentify:
 			if !g.identify(c, r, p.D) {
 				return

@@ -2,7 +2,8 @@
 // the REST endpoints a bot uses (gateway discovery, messages, threads,
 // interaction callbacks and webhooks, application commands) and the
 // gateway websocket (Hello, Identify → READY, heartbeats and ACKs,
-// Resume with replay of missed dispatches, injected MESSAGE_CREATE and
+// Resume with replay of missed dispatches, dropped and zombie connections,
+// op 7 Reconnect, op 9 Invalid Session, injected MESSAGE_CREATE and
 // INTERACTION_CREATE).
 //
 // The fake keeps the state a user would see (channels, threads, messages
