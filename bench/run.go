@@ -10,7 +10,7 @@ import (
 
 // Options choose and size the figures of a run.
 type Options struct {
-	// Only lists the figures to run ("1", "6", "7", "8"); empty runs all.
+	// Only lists the figures to run ("1" to "8"); empty runs all.
 	Only []string
 	// Quick shrinks every figure to a smoke test: the numbers mean nothing,
 	// but every code path runs.
@@ -20,6 +20,20 @@ type Options struct {
 	// Samples is figure 6's number of sequential messages (default 200) and
 	// Bursts its number of 20-conversation bursts (default 5).
 	Samples, Bursts int
+	// FirstPosts is figure 2's number of replies (default 160), one
+	// started every FirstPostEvery (default 150 ms).
+	FirstPosts     int
+	FirstPostEvery time.Duration
+	// Streams is figure 3's number of replies (default 5) and StreamChunks
+	// their length in tokens (default 200).
+	Streams, StreamChunks int
+	// Load sizes figure 4.
+	Load LoadOptions
+	// Starts is figure 5's number of starts of `opsgate serve` (default 5).
+	Starts int
+	// Binary is a built cmd/opsgate for figures 4 and 5; empty builds one
+	// into a temporary directory.
+	Binary string
 }
 
 func (o *Options) defaults() {
@@ -27,8 +41,28 @@ func (o *Options) defaults() {
 		o.Overhead = OverheadOptions{Rounds: 1, BatchTime: time.Nanosecond, RealisticRounds: 1,
 			Realistic: Rate{FirstToken: 5 * time.Millisecond, Token: time.Millisecond}}
 		o.Samples, o.Bursts = 4, 1
+		o.FirstPosts, o.FirstPostEvery = 4, 50*time.Millisecond
+		o.Streams, o.StreamChunks = 1, 40
+		o.Load = LoadOptions{Conversations: 20, Chunks: 20}
+		o.Starts = 1
 	}
 	o.Overhead.defaults()
+	o.Load.defaults()
+	if o.FirstPosts == 0 {
+		o.FirstPosts = 160
+	}
+	if o.FirstPostEvery == 0 {
+		o.FirstPostEvery = firstPostEvery
+	}
+	if o.Streams == 0 {
+		o.Streams = 5
+	}
+	if o.StreamChunks == 0 {
+		o.StreamChunks = streamChunks
+	}
+	if o.Starts == 0 {
+		o.Starts = 5
+	}
 	if o.Samples == 0 {
 		o.Samples = 200
 	}
@@ -44,6 +78,8 @@ func Run(ctx context.Context, opt Options, log io.Writer) *Report {
 	opt.defaults()
 	r := newReport()
 	start := time.Now()
+	bin := &binary{path: opt.Binary}
+	defer bin.close()
 	figures := []struct {
 		id, name string
 		run      func() ([]Row, error)
@@ -52,6 +88,10 @@ func Run(ctx context.Context, opt Options, log io.Writer) *Report {
 		{"8", "long conversation", func() ([]Row, error) { return LongConversation(ctx, opt.Quick) }},
 		{"6", "message to model", func() ([]Row, error) { return MessageLatency(ctx, opt.Samples, opt.Bursts) }},
 		{"1", "engine overhead", func() ([]Row, error) { return EngineOverhead(ctx, opt.Overhead) }},
+		{"3", "calls per streamed reply", func() ([]Row, error) { return StreamedReplyCalls(ctx, opt.Streams, opt.StreamChunks) }},
+		{"2", "first token to first post", func() ([]Row, error) { return FirstPostLatency(ctx, opt.FirstPosts, opt.FirstPostEvery) }},
+		{"5", "idle cost and start-up", func() ([]Row, error) { return Startup(ctx, bin, opt.Starts) }},
+		{"4", "one bot token under load", func() ([]Row, error) { return Load(ctx, bin, opt.Load) }},
 	}
 	rows := map[string][]Row{}
 	for _, f := range figures {
@@ -69,7 +109,7 @@ func Run(ctx context.Context, opt Options, log io.Writer) *Report {
 		fmt.Fprintf(log, " %.1fs\n", time.Since(t0).Seconds())
 		rows[f.id] = got
 	}
-	for _, id := range []string{"1", "6", "7", "8"} { // the issue's order
+	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8"} { // the issue's order
 		r.Rows = append(r.Rows, rows[id]...)
 	}
 	r.Duration = time.Since(start).Round(100 * time.Millisecond).String()

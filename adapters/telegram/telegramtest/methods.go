@@ -40,10 +40,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	call := Call{Method: method, Params: r.PostForm, Time: time.Now(), Code: 200}
 	result, aerr := s.faultLocked(method, r.PostForm)
 	if aerr == nil {
+		aerr, call.Limit = s.admitLocked(call.Chat(), call.Time)
+	}
+	if aerr == nil {
 		result, aerr = s.dispatchLocked(method, r.PostForm)
 	}
 	if aerr != nil {
-		call.Code, call.Error = aerr.code, aerr.desc
+		call.Code, call.Error, call.RetryAfter = aerr.code, aerr.desc, aerr.ra
 	}
 	s.calls = append(s.calls, call)
 	s.changedLocked()

@@ -2,7 +2,9 @@
 // tests: an httptest server that records every call, keeps the messages of
 // every chat as a user would see them (HTML parsed like Telegram does),
 // serves updates by long polling with offsets, and can be told to answer
-// 429 with retry_after or 400 "can't parse entities".
+// 429 with retry_after or 400 "can't parse entities". With SetBudget it
+// enforces Telegram's flood limits (global and per chat), answering 429
+// beyond them.
 package telegramtest
 
 import (
@@ -48,6 +50,8 @@ type Server struct {
 	answers   []Answer
 	webhook   Webhook
 	commands  string
+	budget    *budget     // flood control, nil unless SetBudget turned it on
+	polls     []time.Time // when each getUpdates request arrived
 }
 
 type chat struct {
@@ -64,6 +68,11 @@ type Call struct {
 	Code int
 	// Error is the description of a failed call.
 	Error string
+	// RetryAfter is the retry_after of a 429, in seconds.
+	RetryAfter int
+	// Limit says which limit of the Budget refused the call (LimitGlobal,
+	// LimitChat), empty for calls the budget did not refuse.
+	Limit string
 }
 
 // Chat returns the chat_id of the call, or 0.
@@ -223,6 +232,15 @@ func (s *Server) Confirmed() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.confirmed
+}
+
+// PollStarts returns when each getUpdates request arrived, oldest first.
+// Calls records a long poll only when it returns; this tells when a client
+// started polling (for instance, when an adapter became ready).
+func (s *Server) PollStarts() []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Time(nil), s.polls...)
 }
 
 // MessageVisible returns the visible length of text in UTF-16 code units.

@@ -86,6 +86,9 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request) {
 		limit = 100
 	}
 	deadline := time.Now().Add(time.Duration(timeout) * time.Second)
+	s.mu.Lock()
+	s.polls = append(s.polls, time.Now())
+	s.mu.Unlock()
 	for {
 		s.mu.Lock()
 		if s.webhook.URL != "" {
@@ -95,7 +98,7 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if _, aerr := s.faultLocked("getUpdates", p); aerr != nil {
-			s.calls = append(s.calls, Call{Method: "getUpdates", Params: p, Time: time.Now(), Code: aerr.code, Error: aerr.desc})
+			s.calls = append(s.calls, Call{Method: "getUpdates", Params: p, Time: time.Now(), Code: aerr.code, Error: aerr.desc, RetryAfter: aerr.ra})
 			s.mu.Unlock()
 			writeErr(w, *aerr)
 			return
