@@ -27,7 +27,9 @@ func (s *Sender) edit(c *conv, ref MsgRef, m Message, prio Priority, tries int) 
 
 func (s *Sender) call(c *conv, m *Message, prio Priority, tries int, f func(context.Context, Message) error) error {
 	for attempt := 0; ; attempt++ {
-		if err := s.lim.Wait(s.ctx, c.rateKey, prio); err != nil {
+		if c.prepaid {
+			c.prepaid = false
+		} else if err := s.lim.Wait(s.ctx, c.rateKey, prio); err != nil {
 			return err
 		}
 		ctx, cancel := context.WithTimeout(s.ctx, s.opts.CallTimeout)

@@ -98,6 +98,9 @@ type conv struct {
 	typing       bool      // a run is working: keep the indicator up
 	typedAt      time.Time // last typing indicator
 	calledAt     time.Time // last draft call
+	// prepaid: the worker took the budget for its next call already (see
+	// flush). Only the conversation's worker touches it.
+	prepaid bool
 }
 
 // card is an approval card as the platform has it.

@@ -247,3 +247,35 @@ func TestSendAfterClose(t *testing.T) {
 		t.Errorf("Send after Close = %v, want ErrClosed", err)
 	}
 }
+
+// A typing indicator that is rate limited binds the chat like any call: the
+// answer waits out the retry-after instead of drawing another 429.
+func TestRateLimitedTypingHoldsBackTheNextCall(t *testing.T) {
+	s, p := newSender(t, fastLimits)
+	p.FailNext("typing", render.RateLimited(400*time.Millisecond, false, errors.New("429")))
+	sc := rendertest.NewScript("mem:bot:1", "r1")
+	send(t, s, sc.Event(core.EventReady), sc.Event(core.EventGenerationStart))
+	deadline := time.Now().Add(5 * time.Second)
+	var limited time.Time
+	for limited.IsZero() && time.Now().Before(deadline) {
+		for _, c := range p.Calls() {
+			if c.Method == "typing" && c.Err != nil {
+				limited = c.Time
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if limited.IsZero() {
+		t.Fatal("no typing indicator was sent")
+	}
+	send(t, s, sc.Text(core.EventToken, "hi"), sc.Completed(core.RunDone, "hi"))
+	flush(t, s)
+	for _, c := range p.Calls() {
+		if c.Method == "post" && c.Time.Sub(limited) < 400*time.Millisecond {
+			t.Fatalf("posted %s after a typing indicator got retry-after 400ms", c.Time.Sub(limited))
+		}
+	}
+	if msgs := p.Messages("mem:bot:1"); len(msgs) != 1 || msgs[0].Text != "hi" {
+		t.Errorf("messages = %+v", msgs)
+	}
+}

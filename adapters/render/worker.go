@@ -169,6 +169,11 @@ func (s *Sender) sendTyping(c *conv) {
 	defer cancel()
 	s.stats.typing.Add(1)
 	if err := s.typer.Typing(ctx, c.key); err != nil {
+		// A rate limit binds every call to the chat, whatever asked for it.
+		if kind, e := classify(err); kind == KindRateLimited {
+			s.stats.rateLimited.Add(1)
+			s.lim.Backoff(c.rateKey, e.RetryAfter, e.Global)
+		}
 		s.log.Debug("render: typing indicator failed", "conv", c.key, "err", err)
 	}
 }
@@ -241,17 +246,30 @@ func (s *Sender) sleep(d time.Duration) {
 // flush brings the draft's messages up to date with its text. It reports
 // whether everything was delivered; on false the draft is dirty again.
 func (s *Sender) flush(c *conv, d *draft, final bool) bool {
+	prio := Low
+	tries := 0
+	if final {
+		prio, tries = Urgent, urgentTries
+	}
+	// Take the budget before reading the text: a draft that waited behind
+	// other conversations then carries everything streamed meanwhile (often
+	// the final answer) instead of what it had when it began to wait, which
+	// would cost another edit later.
+	if err := s.lim.Wait(s.ctx, c.rateKey, prio); err != nil {
+		s.mu.Lock()
+		d.dirty = true
+		s.mu.Unlock()
+		return false
+	}
+	c.prepaid = true
+	defer func() { c.prepaid = false }() // unused when nothing had to change
+
 	s.mu.Lock()
 	doc := d.compose()
 	active := d.active && !d.final
 	d.dirty = false
 	s.mu.Unlock()
 
-	prio := Low
-	tries := 0
-	if final {
-		prio, tries = Urgent, urgentTries
-	}
 	chunks := Split(doc, s.limits.MaxText)
 	ok := true
 	calls := d.calls

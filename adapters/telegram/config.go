@@ -94,8 +94,11 @@ func (c Config) withDefaults() (Config, error) {
 		c.HTTPClient = &http.Client{Timeout: c.PollTimeout + 15*time.Second}
 	}
 	if c.Limiter == nil {
-		// Telegram allows about 30 messages a second per bot.
-		c.Limiter = render.NewLimiter(render.LimiterConfig{Rate: 25})
+		// Telegram allows about 30 calls a second per bot. A bucket's worst
+		// second is its burst plus its rate, so 27/s with a burst of 3 never
+		// exceeds 30 in any second: a full bucket of 25 on top of 25/s did,
+		// and drew global 429s right after a quiet period.
+		c.Limiter = render.NewLimiter(render.LimiterConfig{Rate: 27, Burst: 3})
 	}
 	if c.MinEditInterval <= 0 {
 		c.MinEditInterval = defaultMinEditInterval
