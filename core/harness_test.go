@@ -3,10 +3,7 @@ package core_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"path/filepath"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -79,7 +76,7 @@ func newHarness(t *testing.T, opts ...option) *harness {
 	for _, o := range opts {
 		o(h, &servers)
 	}
-	host, err := tools.New(servers, tools.WithLogger(testLogger(t)))
+	host, err := tools.New(servers, tools.WithLogger(coretest.Logger(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +105,7 @@ func (h *harness) newEngine() (*core.Engine, *coretest.Recorder) {
 	if h.wrap != nil {
 		store = h.wrap(store)
 	}
-	eng, err := core.NewEngine(h.cfg, core.Deps{Model: model, Tools: h.host, Store: store, Sender: rec, Retriever: h.memory, Logger: testLogger(h.t)})
+	eng, err := core.NewEngine(h.cfg, core.Deps{Model: model, Tools: h.host, Store: store, Sender: rec, Retriever: h.memory, Logger: coretest.Logger(h.t)})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -230,31 +227,4 @@ func assertOrder(t *testing.T, evs []core.Event, types ...core.EventType) {
 		}
 		at = i + 1
 	}
-}
-
-// testLogger routes logs to t.Log until the test's cleanup, and drops
-// them after (background goroutines may still log while shutting down).
-func testLogger(t testing.TB) *slog.Logger {
-	w := &testWriter{t: t}
-	t.Cleanup(func() {
-		w.mu.Lock()
-		w.done = true
-		w.mu.Unlock()
-	})
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-type testWriter struct {
-	mu   sync.Mutex
-	t    testing.TB
-	done bool
-}
-
-func (w *testWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.done {
-		w.t.Log(strings.TrimRight(string(p), "\n"))
-	}
-	return len(p), nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/opsgate/opsgate/adapters/discord"
 	"github.com/opsgate/opsgate/adapters/discord/discordtest"
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
@@ -201,7 +202,7 @@ func TestRefusedIntentsFailRun(t *testing.T) {
 	t.Parallel()
 	fake := discordtest.New(t)
 	fake.DenyPrivilegedIntents()
-	ad, err := discord.New(discord.Config{Token: fake.Token, APIURL: fake.URL, Guilds: []string{guild}}, idleEngine{}, testLogger(t))
+	ad, err := discord.New(discord.Config{Token: fake.Token, APIURL: fake.URL, Guilds: []string{guild}}, idleEngine{}, coretest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}

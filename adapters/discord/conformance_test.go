@@ -8,6 +8,7 @@ import (
 	"github.com/opsgate/opsgate/adapters/discord/discordtest"
 	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/adapters/render/rendertest"
+	"github.com/opsgate/opsgate/core/coretest"
 )
 
 // The sender conformance suite, against the Discord fake's REST API with
@@ -17,7 +18,7 @@ func TestSenderConformance(t *testing.T) {
 	rendertest.Run(t, func(t *testing.T) rendertest.Env {
 		fake := discordtest.New(t)
 		fake.AddChannel(guild, channel, "incidents")
-		ad, err := discord.New(discord.Config{Token: fake.Token, APIURL: fake.URL, Guilds: []string{guild}}, nil, testLogger(t))
+		ad, err := discord.New(discord.Config{Token: fake.Token, APIURL: fake.URL, Guilds: []string{guild}}, nil, coretest.Logger(t))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,17 +2,16 @@ package discord_test
 
 import (
 	"context"
-	"log/slog"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/discord"
 	"github.com/opsgate/opsgate/adapters/discord/discordtest"
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
 	"github.com/opsgate/opsgate/core/llm"
@@ -61,7 +60,7 @@ func newStack(t *testing.T) *stack {
 		Guilds: []string{guild}, Channels: []string{channel},
 		AllowedUsers: []string{alice.ID}, Approvers: []string{bob.ID},
 	}
-	log := testLogger(t)
+	log := coretest.Logger(t)
 	ad, err := discord.New(s.cfg, nil, log)
 	if err != nil {
 		t.Fatal(err)
@@ -197,26 +196,6 @@ func checkWriteRate(t *testing.T, calls []discordtest.Call) {
 			}
 		}
 	}
-}
-
-func testLogger(t *testing.T) *slog.Logger {
-	w := &tWriter{t: t}
-	t.Cleanup(func() { w.done.Store(true) })
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-// tWriter routes logs to t.Log until the test ends (late goroutines of
-// the libraries must not log into a finished test).
-type tWriter struct {
-	t    *testing.T
-	done atomic.Bool
-}
-
-func (w *tWriter) Write(p []byte) (int, error) {
-	if !w.done.Load() {
-		w.t.Log(strings.TrimSpace(string(p)))
-	}
-	return len(p), nil
 }
 
 func quote(s string) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -12,26 +11,14 @@ import (
 	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/adapters/render/rendertest"
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
 )
 
 var fastLimits = render.Limits{MaxText: 400, MinEditInterval: 30 * time.Millisecond, FirstSendDebounce: 10 * time.Millisecond, MaxButtonData: 64}
 
-// testLogger routes logs to t.Log.
-func testLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-type tWriter struct{ t *testing.T }
-
-func (w tWriter) Write(p []byte) (int, error) {
-	w.t.Helper()
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
-}
-
 func newSender(t *testing.T, l render.Limits) (*render.Sender, *rendertest.Platform) {
 	p := rendertest.NewPlatform(l)
-	s := render.New(p, render.Options{Logger: testLogger(t), Limiter: render.NewLimiter(render.LimiterConfig{Rate: 1000})})
+	s := render.New(p, render.Options{Logger: coretest.Logger(t), Limiter: render.NewLimiter(render.LimiterConfig{Rate: 1000})})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -219,7 +206,7 @@ func hasCall(p *rendertest.Platform, method string) bool {
 
 func TestSendNeverBlocks(t *testing.T) {
 	p := rendertest.NewPlatform(render.Limits{MaxText: 400, MinEditInterval: time.Hour, FirstSendDebounce: time.Hour})
-	s := render.New(p, render.Options{Logger: testLogger(t)})
+	s := render.New(p, render.Options{Logger: coretest.Logger(t)})
 	defer func() {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel() // drafts debounced for an hour are not waited for
@@ -239,7 +226,7 @@ func TestSendNeverBlocks(t *testing.T) {
 
 func TestSendAfterClose(t *testing.T) {
 	p := rendertest.NewPlatform(fastLimits)
-	s := render.New(p, render.Options{Logger: testLogger(t)})
+	s := render.New(p, render.Options{Logger: coretest.Logger(t)})
 	if err := s.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}

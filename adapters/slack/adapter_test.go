@@ -9,6 +9,7 @@ import (
 	"github.com/opsgate/opsgate/adapters/slack"
 	"github.com/opsgate/opsgate/adapters/slack/slacktest"
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
@@ -30,7 +31,7 @@ func TestNewValidatesConfig(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a, err := slack.New(c.cfg, nil, testLogger(t))
+			a, err := slack.New(c.cfg, nil, coretest.Logger(t))
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatalf("New: %v", err)
@@ -49,7 +50,7 @@ func TestNewValidatesConfig(t *testing.T) {
 func TestAPIURLWithoutTrailingSlash(t *testing.T) {
 	fake := slacktest.New(t)
 	a, err := slack.New(slack.Config{BotToken: slacktest.BotToken, SigningSecret: secret,
-		APIURL: strings.TrimSuffix(fake.APIURL(), "/")}, nil, testLogger(t))
+		APIURL: strings.TrimSuffix(fake.APIURL(), "/")}, nil, coretest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestAPIURLWithoutTrailingSlash(t *testing.T) {
 
 func TestRunFailsOnRefusedToken(t *testing.T) {
 	fake := slacktest.New(t)
-	a, err := slack.New(slack.Config{BotToken: "xoxb-revoked", AppToken: slacktest.AppToken, APIURL: fake.APIURL()}, nil, testLogger(t))
+	a, err := slack.New(slack.Config{BotToken: "xoxb-revoked", AppToken: slacktest.AppToken, APIURL: fake.APIURL()}, nil, coretest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}

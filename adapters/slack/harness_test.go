@@ -2,7 +2,6 @@ package slack_test
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,6 +14,7 @@ import (
 	"github.com/opsgate/opsgate/adapters/slack"
 	"github.com/opsgate/opsgate/adapters/slack/slacktest"
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
 	"github.com/opsgate/opsgate/core/llm"
@@ -80,7 +80,7 @@ func newStack(t *testing.T, opts ...option) *stack {
 	}
 	ccfg.MayDecide = cfg.MayDecide
 
-	host, err := tools.New([]tools.ServerConfig{{Name: "k8s", InProcess: s.k8s.Server}}, tools.WithLogger(testLogger(t)))
+	host, err := tools.New([]tools.ServerConfig{{Name: "k8s", InProcess: s.k8s.Server}}, tools.WithLogger(coretest.Logger(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,11 +96,11 @@ func newStack(t *testing.T, opts ...option) *stack {
 		t.Fatal(err)
 	}
 	// The engine needs the adapter's sender, the adapter the engine.
-	s.a, err = slack.New(cfg, nil, testLogger(t))
+	s.a, err = slack.New(cfg, nil, coretest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.eng, err = core.NewEngine(ccfg, core.Deps{Model: model, Tools: host, Store: st, Sender: s.a.Sender(), Logger: testLogger(t)})
+	s.eng, err = core.NewEngine(ccfg, core.Deps{Model: model, Tools: host, Store: st, Sender: s.a.Sender(), Logger: coretest.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,30 +221,4 @@ func words(n int, prefix string) string {
 		b.WriteString(strings.Repeat("x", i%5))
 	}
 	return b.String() + "."
-}
-
-// testLogger routes logs to t.Log until the test ends.
-func testLogger(t testing.TB) *slog.Logger {
-	w := &testWriter{t: t}
-	t.Cleanup(func() {
-		w.mu.Lock()
-		w.done = true
-		w.mu.Unlock()
-	})
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-type testWriter struct {
-	mu   sync.Mutex
-	t    testing.TB
-	done bool
-}
-
-func (w *testWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.done {
-		w.t.Log(strings.TrimRight(string(p), "\n"))
-	}
-	return len(p), nil
 }

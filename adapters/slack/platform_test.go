@@ -12,6 +12,7 @@ import (
 	"github.com/opsgate/opsgate/adapters/render/rendertest"
 	"github.com/opsgate/opsgate/adapters/slack"
 	"github.com/opsgate/opsgate/adapters/slack/slacktest"
+	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
@@ -157,7 +158,7 @@ func TestSenderConformance(t *testing.T) {
 		// Shorter than Slack's 1 s so that the suite is quick; the
 		// acceptance tests run the real interval.
 		a, err := slack.New(slack.Config{BotToken: slacktest.BotToken, SigningSecret: secret, APIURL: fake.APIURL(),
-			MinEditInterval: 200 * time.Millisecond, FirstSendDebounce: 50 * time.Millisecond}, nil, testLogger(t))
+			MinEditInterval: 200 * time.Millisecond, FirstSendDebounce: 50 * time.Millisecond}, nil, coretest.Logger(t))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/opsgate/opsgate/adapters/telegram"
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
 )
 
 // recordingEngine records what the adapter hands over; Status reports a
@@ -59,7 +60,7 @@ func runWithEngine(t *testing.T, eng telegram.Engine) (*telegram.Adapter, *teleg
 	ad, err := telegram.New(telegram.Config{
 		Token: telegramtest.Token, APIURL: tg.URL, AllowedUsers: []int64{alice.ID},
 		PollTimeout: time.Second, MinEditInterval: 20 * time.Millisecond, FirstSendDebounce: 10 * time.Millisecond,
-	}, eng, testLogger(t))
+	}, eng, coretest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package telegram_test
 
 import (
 	"context"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/opsgate/opsgate/adapters/telegram"
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
 	"github.com/opsgate/opsgate/core/llm"
@@ -76,12 +76,12 @@ func (s *stack) start(opts ...stackOption) {
 	for _, o := range opts {
 		o(&tcfg, &ccfg)
 	}
-	host, err := tools.New([]tools.ServerConfig{{Name: "k8s", InProcess: s.k8s.Server}}, tools.WithLogger(testLogger(t)))
+	host, err := tools.New([]tools.ServerConfig{{Name: "k8s", InProcess: s.k8s.Server}}, tools.WithLogger(coretest.Logger(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := &engineRef{}
-	ad, err := telegram.New(tcfg, ref, testLogger(t))
+	ad, err := telegram.New(tcfg, ref, coretest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func (s *stack) start(opts ...stackOption) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := core.NewEngine(ccfg, core.Deps{Model: model, Tools: host, Store: s.store, Sender: ad.Sender(), Logger: testLogger(t)})
+	eng, err := core.NewEngine(ccfg, core.Deps{Model: model, Tools: host, Store: s.store, Sender: ad.Sender(), Logger: coretest.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,17 +181,6 @@ func (s *stack) waitAnswer(queryID string) telegramtest.Answer {
 		return false
 	})
 	return got
-}
-
-func testLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
-
-type tWriter struct{ t *testing.T }
-
-func (w tWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
 }
 
 func call(id, name, args string) llmfake.ToolCall {

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
 	"github.com/opsgate/opsgate/core/tools"
 )
@@ -179,7 +180,7 @@ func TestCallCancelReturnsPromptly(t *testing.T) {
 func TestCallTimeoutIsResult(t *testing.T) {
 	f := mcpfake.New()
 	h, err := tools.New([]tools.ServerConfig{{Name: "k8s", InProcess: f.Server}},
-		tools.WithLogger(testLogger(t)), tools.WithCallTimeout(200*time.Millisecond))
+		tools.WithLogger(coretest.Logger(t)), tools.WithCallTimeout(200*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

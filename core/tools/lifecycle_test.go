@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
 	"github.com/opsgate/opsgate/core/tools"
 )
@@ -136,7 +137,7 @@ func TestStdioKilledDuringCall(t *testing.T) {
 
 func TestCloseStopsChild(t *testing.T) {
 	cfg, pidFile := stdioServer(t, "k8s", nil)
-	h, err := tools.New([]tools.ServerConfig{cfg}, tools.WithLogger(testLogger(t)))
+	h, err := tools.New([]tools.ServerConfig{cfg}, tools.WithLogger(coretest.Logger(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestCloseDuringConnect(t *testing.T) {
 	// sh writes its pid and then never speaks MCP.
 	h, err := tools.New([]tools.ServerConfig{{Name: "mute", Command: "/bin/sh",
 		Args: []string{"-c", `echo $$ > "$PIDFILE"; exec sleep 600`},
-		Env:  map[string]string{"PIDFILE": pidFile}}}, tools.WithLogger(testLogger(t)))
+		Env:  map[string]string{"PIDFILE": pidFile}}}, tools.WithLogger(coretest.Logger(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestCloseStopsGrandchildren(t *testing.T) {
 	h, err := tools.New([]tools.ServerConfig{{Name: "k8s", Command: "/bin/sh",
 		Args: []string{"-c", `sleep 600 </dev/null >/dev/null 2>&1 & echo $! > "$PIDFILE"; exec "$SERVER"`},
 		Env: map[string]string{"PIDFILE": pidFile, "SERVER": os.Args[0],
-			mcpfake.EnvStdio: "1", "GORACE": "atexit_sleep_ms=0"}}}, tools.WithLogger(testLogger(t)))
+			mcpfake.EnvStdio: "1", "GORACE": "atexit_sleep_ms=0"}}}, tools.WithLogger(coretest.Logger(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

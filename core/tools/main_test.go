@@ -3,16 +3,15 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
 	"github.com/opsgate/opsgate/core/tools"
 )
@@ -27,7 +26,7 @@ func TestMain(m *testing.M) {
 // newHost returns a host over servers, closed when the test ends.
 func newHost(t *testing.T, servers ...tools.ServerConfig) *tools.Host {
 	t.Helper()
-	h, err := tools.New(servers, tools.WithLogger(testLogger(t)))
+	h, err := tools.New(servers, tools.WithLogger(coretest.Logger(t)))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -109,33 +108,4 @@ func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// testLogger logs to t until the test's cleanups have run; later lines
-// (from a goroutine still winding down) are dropped instead of panicking.
-func testLogger(t *testing.T) *slog.Logger {
-	w := &testWriter{t: t}
-	t.Cleanup(w.stop) // registered first, so it runs last
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-type testWriter struct {
-	mu   sync.Mutex
-	t    *testing.T
-	done bool
-}
-
-func (w *testWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.done {
-		w.t.Log(strings.TrimSpace(string(p)))
-	}
-	return len(p), nil
-}
-
-func (w *testWriter) stop() {
-	w.mu.Lock()
-	w.done = true
-	w.mu.Unlock()
 }
