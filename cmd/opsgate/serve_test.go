@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opsgate/opsgate/adapters/slack/slacktest"
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
@@ -109,5 +112,46 @@ func TestServeWebhookWithoutSecretStartsNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "data")); err == nil {
 		t.Error("the store was created although the configuration is invalid")
+	}
+}
+
+// TestServeMountsSlackHTTPMode checks that serve exposes Slack's HTTP-mode
+// endpoints on server.listen, verified with the signing secret.
+func TestServeMountsSlackHTTPMode(t *testing.T) {
+	dir := t.TempDir()
+	sl := slacktest.New(t)
+	const secret = "test-signing-secret"
+	extra := fmt.Sprintf("slack:\n  bot_token: %s\n  signing_secret: %s\n  api_url: %s\n  channels: [\"*\"]\n",
+		slacktest.BotToken, secret, sl.APIURL())
+	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", extra)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- Main(ctx, []string{"serve", "--config", cfg}, nil, &out, &errOut, testEnv()) }()
+	addrRE := regexp.MustCompile(`msg="opsgate serving".* addr=(\S+).*adapters=\[slack\]`)
+	waitLog(t, &errOut, done, addrRE)
+	base := "http://" + addrRE.FindStringSubmatch(errOut.String())[1]
+
+	body := []byte(`{"type":"url_verification","challenge":"c-123","token":"x"}`)
+	for _, tc := range []struct {
+		name   string
+		secret string
+		want   int
+	}{{"signed", secret, http.StatusOK}, {"bad signature", "wrong-secret", http.StatusUnauthorized}} {
+		req := slacktest.SignedRequest(t, base+"/slack/events", tc.secret, body, "application/json", time.Now())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want || (tc.want == http.StatusOK && !strings.Contains(string(got), "c-123")) {
+			t.Errorf("%s: POST /slack/events = %d %q, want %d (and the challenge when signed)", tc.name, resp.StatusCode, got, tc.want)
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("serve exited with %d:\n%s", code, errOut.String())
 	}
 }
