@@ -10,6 +10,7 @@ import (
 
 	"github.com/opsgate/opsgate/adapters/discord/discordtest"
 	"github.com/opsgate/opsgate/adapters/render"
+	"github.com/opsgate/opsgate/adapters/render/rendertest"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
@@ -172,7 +173,7 @@ func TestApprovalByAllowedApprover(t *testing.T) {
 func TestLongReplyRotates(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	answer, blocks := longAnswer(6000)
+	answer, blocks := rendertest.LongAnswer(6000, 12)
 	s.llm.Push(llmfake.Reply{Text: answer, TokenDelay: 2 * time.Millisecond})
 	m := s.say(channel, alice, s.fake.Mention()+" write the runbook")
 	th := s.thread(channel, m.ID)
@@ -185,7 +186,7 @@ func TestLongReplyRotates(t *testing.T) {
 	if len(msgs) < 3 {
 		t.Errorf("%d messages for %d characters, want 3 or more", len(msgs), len(answer))
 	}
-	seen, where := map[string]int{}, map[string]int{}
+	var contents []string
 	for i, msg := range msgs {
 		if n := render.Len(msg.Content); n > 2000 {
 			t.Errorf("message %d has %d characters", i, n)
@@ -193,52 +194,9 @@ func TestLongReplyRotates(t *testing.T) {
 		if strings.Count(msg.Content, "```")%2 != 0 {
 			t.Errorf("message %d has an unbalanced code fence:\n%s", i, msg.Content)
 		}
-		for _, l := range strings.Split(msg.Content, "\n") {
-			if numbered.MatchString(l) {
-				seen[l]++
-				where[l] = i
-			}
-		}
+		contents = append(contents, msg.Content)
 	}
-	for _, l := range strings.Split(answer, "\n") {
-		if numbered.MatchString(l) && seen[l] != 1 {
-			t.Errorf("line %q shown %d times, want once", l, seen[l])
-		}
-	}
-	for _, b := range blocks {
-		for _, l := range b[1:] {
-			if where[l] != where[b[0]] {
-				t.Errorf("code block %q split over messages %d and %d", b[0], where[b[0]], where[l])
-				break
-			}
-		}
-	}
-}
-
-var numbered = regexp.MustCompile(`^(p\d+|c\d+-\d+|p-end)`)
-
-// longAnswer returns an answer of about n characters: numbered paragraphs
-// and code blocks of unique lines, ending with "p-end".
-func longAnswer(n int) (string, [][]string) {
-	var b strings.Builder
-	var blocks [][]string
-	for i := 0; b.Len() < n; i++ {
-		if i%3 == 2 {
-			var block []string
-			b.WriteString("```sh\n")
-			for j := range 12 {
-				l := fmt.Sprintf("c%02d-%02d kubectl rollout status deploy/web-%d", i, j, j)
-				block = append(block, l)
-				b.WriteString(l + "\n")
-			}
-			b.WriteString("```\n\n")
-			blocks = append(blocks, block)
-			continue
-		}
-		fmt.Fprintf(&b, "p%02d Step %d: check the pods, then the events, then the logs of the web deployment.\n\n", i, i)
-	}
-	b.WriteString("p-end That is all.")
-	return b.String(), blocks
+	rendertest.CheckWhole(t, answer, blocks, contents)
 }
 
 // A 429 on an edit is honoured (the next edit waits retry_after), the

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opsgate/opsgate/adapters/render/rendertest"
 	"github.com/opsgate/opsgate/adapters/slack"
 	"github.com/opsgate/opsgate/adapters/slack/slacktest"
 )
@@ -54,7 +55,7 @@ func TestMrkdwnReadsAsWritten(t *testing.T) {
 // BenchmarkMrkdwn converts a message-sized reply, as every streamed edit
 // does.
 func BenchmarkMrkdwn(b *testing.B) {
-	md, _ := longReply(slack.MaxText)
+	md, _ := rendertest.LongAnswer(slack.MaxText, 25)
 	b.SetBytes(int64(len(md)))
 	for b.Loop() {
 		slack.Mrkdwn(md)

@@ -2,7 +2,6 @@ package slack_test
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,56 +15,16 @@ import (
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
-// longReply returns about n characters of Markdown: numbered paragraphs
-// with characters mrkdwn must escape, and code blocks whose every line is
-// unique, so that a reader can tell if anything was lost, repeated or cut.
-func longReply(n int) (string, [][]string) {
-	var b strings.Builder
-	var blocks [][]string
-	for i := 0; b.Len() < n; i++ {
-		if i%4 == 3 {
-			var block []string
-			b.WriteString("```yaml\n")
-			for j := range 25 {
-				l := fmt.Sprintf("c%03d-%02d: limits <cpu=%dm & mem=%dMi>", i, j, 100+j, 64*j)
-				block = append(block, l)
-				b.WriteString(l + "\n")
-			}
-			b.WriteString("```\n\n")
-			blocks = append(blocks, block)
-			continue
-		}
-		fmt.Fprintf(&b, "p%03d Step %d: check **deployment-%d** in `ns-%d` & compare <before> with <after>; see [the runbook](https://runbooks.example.com/step/%d).\n\n", i, i, i, i, i)
-	}
-	return strings.TrimSpace(b.String()), blocks
-}
-
-var numberedLine = regexp.MustCompile(`^[pc]\d{3}`)
-
 // A 30,000-character reply arrives whole, split across blocks and
 // messages, with no code fence split.
 func TestLongReplySplitsAcrossBlocksAndMessages(t *testing.T) {
 	s := newStack(t)
-	answer, blocks := longReply(30000)
+	answer, blocks := rendertest.LongAnswer(30000, 25)
 	s.llm.Push(llmfake.Reply{Text: answer})
 	ts, ev := s.fake.Mention(chOps, alice, "explain the whole rollout", "")
 	s.fake.SendEvent(t, ev)
-	var want []string
-	for _, l := range strings.Split(render.PlainText(answer), "\n") {
-		if l = strings.TrimSpace(l); numberedLine.MatchString(l) {
-			want = append(want, l)
-		}
-	}
 	msgs := s.waitReplies(chOps, ts, "the whole reply", func(ms []slacktest.Message) bool {
-		n := 0
-		for _, m := range ms {
-			for _, l := range strings.Split(m.Plain(), "\n") {
-				if numberedLine.MatchString(strings.TrimSpace(l)) {
-					n++
-				}
-			}
-		}
-		return n >= len(want) && len(ms[len(ms)-1].Buttons()) == 0
+		return len(ms) > 0 && strings.Contains(ms[len(ms)-1].Plain(), "p-end") && len(ms[len(ms)-1].Buttons()) == 0
 	})
 	if len(msgs) < 4 {
 		t.Errorf("%d messages for %d characters, want it continued over several (at most %d each)", len(msgs), len(answer), slack.MaxText)
@@ -73,49 +32,29 @@ func TestLongReplySplitsAcrossBlocksAndMessages(t *testing.T) {
 
 	// Every numbered line exactly once, in order; every code block in one
 	// section of one message.
-	where := map[string][2]int{}
-	var seen []string
-	sections := 0
+	var sections []string
 	for i, m := range msgs {
 		if len(m.Blocks) > 50 {
 			t.Errorf("message %d has %d blocks, over Slack's 50", i, len(m.Blocks))
 		}
 		for j, sec := range m.Sections() {
-			sections++
 			if n := utf8.RuneCountInString(sec.Text); n > 3000 {
 				t.Errorf("message %d section %d has %d characters, over 3,000", i, j, n)
 			}
 			if sec.Type != "mrkdwn" {
 				t.Errorf("message %d section %d is %s, want mrkdwn", i, j, sec.Type)
 			}
-			for _, l := range strings.Split(slacktest.Plain(sec.Text), "\n") {
-				l = strings.TrimSpace(l)
-				if numberedLine.MatchString(l) {
-					seen = append(seen, l)
-					where[l] = [2]int{i, j}
-				}
-			}
+			sections = append(sections, slacktest.Plain(sec.Text))
 		}
 	}
-	if sections <= len(msgs) {
-		t.Errorf("%d sections in %d messages: want messages of several section blocks", sections, len(msgs))
+	if len(sections) <= len(msgs) {
+		t.Errorf("%d sections in %d messages: want messages of several section blocks", len(sections), len(msgs))
 	}
-	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
-		t.Errorf("the reply did not arrive whole and in order: %d numbered lines, want %d", len(seen), len(want))
-	}
-	for _, block := range blocks {
-		first := where[block[0]]
-		for _, l := range block[1:] {
-			if where[l] != first {
-				t.Errorf("code block %q split between message/section %v and %v", block[0], first, where[l])
-				break
-			}
-		}
-	}
-	// Escaping kept the text literal: the <before> of the Markdown is
-	// &lt;before&gt; in mrkdwn, and the link is a link.
+	rendertest.CheckWhole(t, answer, blocks, sections)
+	// Escaping kept the text literal: the "<1% &" of the Markdown is
+	// "&lt;1% &amp;" in mrkdwn, bold is bold, and the link is a link.
 	sec := msgs[0].Sections()[0].Text
-	if !strings.Contains(sec, "&lt;before&gt;") || !strings.Contains(sec, "*deployment-0*") ||
+	if !strings.Contains(sec, "&lt;1% &amp; latency") || !strings.Contains(sec, "*rollout*") ||
 		!strings.Contains(sec, "<https://runbooks.example.com/step/0|the runbook>") {
 		t.Errorf("first section is not the expected mrkdwn:\n%.400s", sec)
 	}

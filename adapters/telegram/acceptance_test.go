@@ -3,7 +3,6 @@ package telegram_test
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/opsgate/opsgate/adapters/render"
+	"github.com/opsgate/opsgate/adapters/render/rendertest"
 	"github.com/opsgate/opsgate/adapters/telegram"
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
 	"github.com/opsgate/opsgate/core"
@@ -68,49 +68,15 @@ func TestStreamedReplyMakesOneSendAndAtMostThreeEdits(t *testing.T) {
 	}
 }
 
-// longMarkdown returns about n characters of numbered paragraphs and code
-// blocks whose every line is unique.
-func longMarkdown(n int) (string, [][]string) {
-	var b strings.Builder
-	var blocks [][]string
-	for i := 0; b.Len() < n; i++ {
-		if i%4 == 3 {
-			var block []string
-			b.WriteString("```go\n")
-			for j := range 24 {
-				l := fmt.Sprintf("c%02d_%02d := replicas[%d] <- ok && x > y", i, j, j)
-				block = append(block, l)
-				b.WriteString(l + "\n")
-				if j%6 == 5 {
-					b.WriteString("\n") // blank lines inside code tempt a paragraph cut
-				}
-			}
-			b.WriteString("```\n\n")
-			blocks = append(blocks, block)
-			continue
-		}
-		fmt.Fprintf(&b, "p%02d Step %d: check the **rollout** of `web` and compare error rates <1%% & latency.\n\n", i, i)
-	}
-	return strings.TrimSpace(b.String()), blocks
-}
-
-var numbered = regexp.MustCompile(`^[pc]\d\d`)
-
 func TestLongReplyWithCodeBlocksIsThreeMessages(t *testing.T) {
 	s := newStack(t, func(c *telegram.Config, _ *core.Config) {
 		c.MinEditInterval, c.FirstSendDebounce = 100*time.Millisecond, 50*time.Millisecond
 	})
-	answer, blocks := longMarkdown(10000)
+	answer, blocks := rendertest.LongAnswer(10000, 24)
 	s.llm.Push(llmfake.Reply{Text: answer})
 	s.say(alice, "write the runbook")
-	var lastLine string
-	for _, l := range strings.Split(answer, "\n") {
-		if f := strings.Fields(l); len(f) > 0 && numbered.MatchString(f[0]) {
-			lastLine = f[0]
-		}
-	}
 	s.waitMessage(alice.ID, "the end of the answer", func(m telegramtest.Message) bool {
-		return strings.Contains(m.Visible, lastLine) && len(m.Buttons) == 0
+		return strings.Contains(m.Visible, "p-end") && len(m.Buttons) == 0
 	})
 	if err := s.ad.Sender().Flush(context.Background()); err != nil {
 		t.Fatal(err)
@@ -122,31 +88,14 @@ func TestLongReplyWithCodeBlocksIsThreeMessages(t *testing.T) {
 	if n := succeeded(s.tg.CallsTo("sendMessage", alice.ID)); n != 3 {
 		t.Errorf("%d messages sent, want 3 (no duplicates)", n)
 	}
-	seen, where := map[string]int{}, map[string]int{}
+	var visible []string
 	for i, m := range msgs {
 		if m.ParseMode != "HTML" {
 			t.Errorf("message %d was sent with parse mode %q, want HTML", i, m.ParseMode)
 		}
-		for _, l := range strings.Split(m.Visible, "\n") {
-			if f := strings.Fields(l); len(f) > 0 && numbered.MatchString(f[0]) {
-				seen[f[0]]++
-				where[f[0]] = i
-			}
-		}
+		visible = append(visible, m.Visible)
 	}
-	for _, l := range strings.Split(answer, "\n") {
-		if f := strings.Fields(l); len(f) > 0 && numbered.MatchString(f[0]) && seen[f[0]] != 1 {
-			t.Errorf("line %q is shown %d times, want once", f[0], seen[f[0]])
-		}
-	}
-	for _, b := range blocks {
-		for _, l := range b {
-			if where[strings.Fields(l)[0]] != where[strings.Fields(b[0])[0]] {
-				t.Errorf("code block %q is split across messages", b[0])
-				break
-			}
-		}
-	}
+	rendertest.CheckWhole(t, answer, blocks, visible)
 	if !strings.Contains(msgs[0].Visible, "error rates <1% & latency") || !strings.Contains(msgs[0].Visible, "replicas[0] <- ok && x > y") {
 		t.Errorf("escaped characters did not survive:\n%s", msgs[0].Visible)
 	}

@@ -3,7 +3,6 @@ package rendertest
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -200,41 +199,11 @@ func testToolLines(t *testing.T, e Env) {
 	}
 }
 
-// longAnswer returns an answer of about n characters: numbered paragraphs
-// and code blocks whose every line is unique, so a reader can tell whether
-// anything was lost, repeated, or a block was cut.
-func longAnswer(n, maxText int) (string, [][]string) {
-	var b strings.Builder
-	var blocks [][]string
-	codeLines := max(3, maxText/8/24)
-	for i := 0; b.Len() < n; i++ {
-		if i%3 == 2 {
-			var block []string
-			b.WriteString("```go\n")
-			for j := range codeLines {
-				l := fmt.Sprintf("c%02d-%02d := compute(%d)", i, j, j)
-				block = append(block, l)
-				b.WriteString(l + "\n")
-				if j%4 == 3 {
-					b.WriteString("\n") // blank lines inside code tempt a paragraph cut
-				}
-			}
-			b.WriteString("```\n\n")
-			blocks = append(blocks, block)
-			continue
-		}
-		fmt.Fprintf(&b, "p%02d This paragraph explains step %d of the rollout in plain words.\n\n", i, i)
-	}
-	return strings.TrimSpace(b.String()), blocks
-}
-
-var numbered = regexp.MustCompile(`^[pc]\d\d`)
-
 func testRotation(t *testing.T, e Env) {
 	conv := e.NewConv()
 	s := NewScript(conv, "run-long")
 	maxText := e.Limits.MaxText
-	answer, blocks := longAnswer(maxText*5/2, maxText)
+	answer, blocks := LongAnswer(maxText*5/2, max(3, maxText/8/40))
 	send(t, e, s.Event(core.EventGenerationStart))
 	send(t, e, s.Tokens(answer, 40)...)
 	send(t, e, s.Text(core.EventGenerationComplete, answer), s.Completed(core.RunDone, answer))
@@ -243,8 +212,7 @@ func testRotation(t *testing.T, e Env) {
 	if want := (render.Len(answer) + maxText - 1) / maxText; len(msgs) < want || len(msgs) > want+1 {
 		t.Errorf("%d messages for %d characters with a limit of %d, want %d or %d", len(msgs), render.Len(answer), maxText, want, want+1)
 	}
-	seen := map[string]int{}
-	where := map[string]int{}
+	var texts []string
 	for i, m := range msgs {
 		if render.Len(m.Text) > maxText {
 			t.Errorf("message %d is %d long, over the limit %d", i, render.Len(m.Text), maxText)
@@ -252,28 +220,9 @@ func testRotation(t *testing.T, e Env) {
 		if len(m.Buttons) != 0 {
 			t.Errorf("message %d kept buttons after completion", i)
 		}
-		for _, l := range strings.Split(m.Text, "\n") {
-			l = strings.TrimSpace(l)
-			if numbered.MatchString(l) {
-				seen[l]++
-				where[l] = i
-			}
-		}
+		texts = append(texts, m.Text)
 	}
-	for _, l := range strings.Split(answer, "\n") {
-		l = strings.TrimSpace(l)
-		if numbered.MatchString(l) && seen[l] != 1 {
-			t.Errorf("line %q appears %d times, want once", l, seen[l])
-		}
-	}
-	for _, block := range blocks {
-		for _, l := range block[1:] {
-			if where[l] != where[block[0]] {
-				t.Errorf("code block starting %q is split across messages %d and %d", block[0], where[block[0]], where[l])
-				break
-			}
-		}
-	}
+	CheckWhole(t, answer, blocks, texts)
 }
 
 func testWorkflowError(t *testing.T, e Env) {
