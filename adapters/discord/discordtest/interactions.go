@@ -129,16 +129,9 @@ func (s *Server) webhookInteractionLocked(r *http.Request) *interaction {
 }
 
 func (s *Server) followup(w http.ResponseWriter, r *http.Request) int {
-	wm, bs, status, ok := decodeMessage(w, r)
+	wm, content, bs, status, ok := decodeNewMessage(w, r)
 	if !ok {
 		return status
-	}
-	content := ""
-	if wm.Content != nil {
-		content = *wm.Content
-	}
-	if e, ok := checkContent(content, bs); !ok {
-		return writeJSON(w, http.StatusBadRequest, e)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -59,6 +59,22 @@ func checkContent(content string, buttons []Button) (apiError, bool) {
 	return apiError{}, true
 }
 
+// decodeNewMessage reads the body of a message being created, which must
+// have valid content (an edit may leave the content out); it writes the
+// error answer itself.
+func decodeNewMessage(w http.ResponseWriter, r *http.Request) (wm wireMessage, content string, bs []Button, status int, ok bool) {
+	if wm, bs, status, ok = decodeMessage(w, r); !ok {
+		return wm, "", nil, status, false
+	}
+	if wm.Content != nil {
+		content = *wm.Content
+	}
+	if e, valid := checkContent(content, bs); !valid {
+		return wm, "", nil, writeJSON(w, http.StatusBadRequest, e), false
+	}
+	return wm, content, bs, 0, true
+}
+
 // decodeMessage reads a message body; it writes the error answer itself.
 func decodeMessage(w http.ResponseWriter, r *http.Request) (wireMessage, []Button, int, bool) {
 	var wm wireMessage
@@ -76,16 +92,9 @@ func decodeMessage(w http.ResponseWriter, r *http.Request) (wireMessage, []Butto
 }
 
 func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) int {
-	wm, bs, status, ok := decodeMessage(w, r)
+	_, content, bs, status, ok := decodeNewMessage(w, r)
 	if !ok {
 		return status
-	}
-	content := ""
-	if wm.Content != nil {
-		content = *wm.Content
-	}
-	if e, ok := checkContent(content, bs); !ok {
-		return writeJSON(w, http.StatusBadRequest, e)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
