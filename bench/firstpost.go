@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
 // Figure 2 target and load.
@@ -30,26 +28,12 @@ const (
 // parsing the stream, the event's way to the sender, the draft worker's
 // timer and the HTTP call.
 func FirstPostLatency(ctx context.Context, replies int, every time.Duration) ([]Row, error) {
-	const base = 200_000 // user (and chat) ids
-	users := make([]int64, replies+1)
-	texts := map[string]string{}
-	want := map[int64]string{}
-	for i := range users {
-		users[i] = base + int64(i)
-		texts[firstPostMsg(i)] = replyText(fmt.Sprint(i), firstPostChunks)
-		want[users[i]] = texts[firstPostMsg(i)]
-	}
-	s, err := newTGStack(users)
+	s, err := newScriptedChats(200_000, replies+1, firstPostChunks, firstPostMsg)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
-	clock := newTokenClock()
-	defer clock.close()
-	s.llm.SetResponder(func(req llmfake.Request) llmfake.Reply {
-		key := lastUser(req)
-		return llmfake.Reply{Text: texts[key], TokenDelay: tokenDelay, Hold: clock.hold(key)}
-	})
+	users, want, clock := s.users, s.want, s.clock
 	// The first reply opens the connections to both fakes; a deployment
 	// has them open long before an incident. It is not counted.
 	s.say(users[0], firstPostMsg(0))

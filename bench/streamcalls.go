@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
-	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
 // Figure 3 target and reply.
@@ -32,26 +31,12 @@ type callPattern struct {
 // counted against the target; typing indicators (sendChatAction) are
 // reported apart.
 func StreamedReplyCalls(ctx context.Context, replies, chunks int) ([]Row, error) {
-	const base = 300_000
-	users := make([]int64, replies)
-	texts := map[string]string{}
-	want := map[int64]string{}
-	for i := range users {
-		users[i] = base + int64(i)
-		texts[streamMsg(i)] = replyText(fmt.Sprint(i), chunks)
-		want[users[i]] = texts[streamMsg(i)]
-	}
-	s, err := newTGStack(users)
+	s, err := newScriptedChats(300_000, replies, chunks, streamMsg)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
-	clock := newTokenClock()
-	defer clock.close()
-	s.llm.SetResponder(func(req llmfake.Request) llmfake.Reply {
-		key := lastUser(req)
-		return llmfake.Reply{Text: texts[key], TokenDelay: tokenDelay, Hold: clock.hold(key)}
-	})
+	users, texts, want, clock := s.users, s.texts, s.want, s.clock
 	for i := range users {
 		s.say(users[i], streamMsg(i))
 		if err := sleepCtx(ctx, streamEvery); err != nil {

@@ -226,3 +226,38 @@ func (c *tokenClock) get(key string) (time.Time, bool) {
 }
 
 func (c *tokenClock) close() { close(c.done) }
+
+// scriptedChats is a Telegram stack whose chats each ask question(i) and get
+// their own reply of chunks tokens, streamed at tokenDelay; clock records
+// when each reply's first token left the model.
+type scriptedChats struct {
+	*tgStack
+	users []int64
+	texts map[string]string // question -> reply
+	want  map[int64]string  // chat -> reply
+	clock *tokenClock
+}
+
+func newScriptedChats(base int64, n, chunks int, question func(int) string) (*scriptedChats, error) {
+	c := &scriptedChats{users: make([]int64, n), texts: map[string]string{}, want: map[int64]string{}}
+	for i := range c.users {
+		c.users[i] = base + int64(i)
+		c.texts[question(i)] = replyText(fmt.Sprint(i), chunks)
+		c.want[c.users[i]] = c.texts[question(i)]
+	}
+	s, err := newTGStack(c.users)
+	if err != nil {
+		return nil, err
+	}
+	c.tgStack, c.clock = s, newTokenClock()
+	s.llm.SetResponder(func(req llmfake.Request) llmfake.Reply {
+		key := lastUser(req)
+		return llmfake.Reply{Text: c.texts[key], TokenDelay: tokenDelay, Hold: c.clock.hold(key)}
+	})
+	return c, nil
+}
+
+func (c *scriptedChats) close() {
+	c.clock.close()
+	c.tgStack.close()
+}
