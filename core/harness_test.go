@@ -3,16 +3,15 @@ package core_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest"
+	"github.com/opsgate/opsgate/core/coretest/enginetest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
-	"github.com/opsgate/opsgate/core/llm"
 	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/memory/sqlite"
 )
@@ -38,6 +37,7 @@ type harness struct {
 	eng    *core.Engine
 	cfg    core.Config
 	memory core.Retriever
+	stack  *enginetest.Stack
 	msgN   atomic.Int64
 	// wrap, when set, wraps the store the engines use.
 	wrap func(core.Store) core.Store
@@ -66,28 +66,13 @@ func withServer(sc tools.ServerConfig) option {
 
 func newHarness(t *testing.T, opts ...option) *harness {
 	t.Helper()
-	h := &harness{t: t, llm: llmfake.New(t), k8s: mcpfake.New()}
-	h.cfg = core.Config{
-		SystemPrompt:    "You are opsgate.",
-		DefaultToolsets: []string{"k8s"},
-		Retry:           core.RetryPolicy{Base: 5 * time.Millisecond},
-	}
-	servers := []tools.ServerConfig{{Name: "k8s", InProcess: h.k8s.Server}}
+	h := &harness{t: t, cfg: enginetest.Config()}
+	var servers []tools.ServerConfig
 	for _, o := range opts {
 		o(h, &servers)
 	}
-	host, err := tools.New(servers, tools.WithLogger(coretest.Logger(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { host.Close() })
-	h.host = host
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "opsgate.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	h.store = st
+	h.stack = enginetest.New(t, servers...)
+	h.llm, h.k8s, h.host, h.store = h.stack.LLM, h.stack.K8s, h.stack.Tools, h.stack.Store
 	h.eng, h.rec = h.newEngine()
 	return h
 }
@@ -96,19 +81,13 @@ func newHarness(t *testing.T, opts ...option) *harness {
 // restarted (or second) opsgate process would.
 func (h *harness) newEngine() (*core.Engine, *coretest.Recorder) {
 	h.t.Helper()
-	model, err := llm.New(llm.Config{BaseURL: h.llm.URL, APIKey: "test-key", Model: "test-model"})
-	if err != nil {
-		h.t.Fatal(err)
-	}
 	rec := coretest.NewRecorder()
-	var store core.Store = h.store
+	d := h.stack.Deps(h.t, rec)
+	d.Retriever = h.memory
 	if h.wrap != nil {
-		store = h.wrap(store)
+		d.Store = h.wrap(d.Store)
 	}
-	eng, err := core.NewEngine(h.cfg, core.Deps{Model: model, Tools: h.host, Store: store, Sender: rec, Retriever: h.memory, Logger: coretest.Logger(h.t)})
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	eng := enginetest.Engine(h.t, h.cfg, d)
 	h.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -2,7 +2,6 @@ package discord_test
 
 import (
 	"context"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,10 +11,9 @@ import (
 	"github.com/opsgate/opsgate/adapters/discord/discordtest"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest"
+	"github.com/opsgate/opsgate/core/coretest/enginetest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
-	"github.com/opsgate/opsgate/core/llm"
-	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/memory/sqlite"
 )
 
@@ -50,7 +48,9 @@ type stack struct {
 
 func newStack(t *testing.T) *stack {
 	t.Helper()
-	s := &stack{t: t, fake: discordtest.New(t, discordtest.WithHeartbeat(500*time.Millisecond)), llm: llmfake.New(t), k8s: mcpfake.New()}
+	s := &stack{t: t, fake: discordtest.New(t, discordtest.WithHeartbeat(500*time.Millisecond))}
+	base := enginetest.New(t)
+	s.llm, s.k8s, s.store = base.LLM, base.K8s, base.Store
 	s.fake.AddChannel(guild, channel, "incidents")
 	s.fake.AddChannel(guild, elsewhere, "random")
 	s.fake.AddDM(dmAlice, alice)
@@ -66,30 +66,9 @@ func newStack(t *testing.T) *stack {
 		t.Fatal(err)
 	}
 	s.ad = ad
-	host, err := tools.New([]tools.ServerConfig{{Name: "k8s", InProcess: s.k8s.Server}}, tools.WithLogger(log))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { host.Close() })
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "opsgate.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	s.store = st
-	model, err := llm.New(llm.Config{BaseURL: s.llm.URL, APIKey: "test-key", Model: "test-model"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.eng, err = core.NewEngine(core.Config{
-		SystemPrompt:    "You are opsgate.",
-		DefaultToolsets: []string{"k8s"},
-		Retry:           core.RetryPolicy{Base: 5 * time.Millisecond},
-		MayDecide:       ad.MayDecide,
-	}, core.Deps{Model: model, Tools: host, Store: st, Sender: ad, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ccfg := enginetest.Config()
+	ccfg.MayDecide = ad.MayDecide
+	s.eng = enginetest.Engine(t, ccfg, base.Deps(t, ad))
 	ad.SetEngine(s.eng)
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,10 +14,9 @@ import (
 	"github.com/opsgate/opsgate/adapters/slack/slacktest"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest"
+	"github.com/opsgate/opsgate/core/coretest/enginetest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
-	"github.com/opsgate/opsgate/core/llm"
-	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/memory/sqlite"
 )
 
@@ -62,7 +60,9 @@ func httpMode(c *slack.Config, _ *core.Config) {
 
 func newStack(t *testing.T, opts ...option) *stack {
 	t.Helper()
-	s := &stack{t: t, fake: slacktest.New(t), llm: llmfake.New(t), k8s: mcpfake.New(), runDone: make(chan error, 1)}
+	s := &stack{t: t, fake: slacktest.New(t), runDone: make(chan error, 1)}
+	base := enginetest.New(t)
+	s.llm, s.k8s, s.store = base.LLM, base.K8s, base.Store
 	for id, name := range map[string]string{alice: "alice", bob: "bob", mallory: "mallory"} {
 		s.fake.AddUser(id, name)
 	}
@@ -70,40 +70,18 @@ func newStack(t *testing.T, opts ...option) *stack {
 		BotToken: slacktest.BotToken, AppToken: slacktest.AppToken, APIURL: s.fake.APIURL(),
 		Channels: []string{chOps}, AllowedUsers: nil, Approvers: []string{bob},
 	}
-	ccfg := core.Config{
-		SystemPrompt:    "You are opsgate.",
-		DefaultToolsets: []string{"k8s"},
-		Retry:           core.RetryPolicy{Base: 5 * time.Millisecond},
-	}
+	ccfg := enginetest.Config()
 	for _, o := range opts {
 		o(&cfg, &ccfg)
 	}
 	ccfg.MayDecide = cfg.MayDecide
 
-	host, err := tools.New([]tools.ServerConfig{{Name: "k8s", InProcess: s.k8s.Server}}, tools.WithLogger(coretest.Logger(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { host.Close() })
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "opsgate.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	s.store = st
-	model, err := llm.New(llm.Config{BaseURL: s.llm.URL, APIKey: "test-key", Model: "test-model"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The engine needs the adapter's sender, the adapter the engine.
-	s.a, err = slack.New(cfg, nil, coretest.Logger(t))
-	if err != nil {
+	var err error
+	if s.a, err = slack.New(cfg, nil, coretest.Logger(t)); err != nil {
 		t.Fatal(err)
 	}
-	s.eng, err = core.NewEngine(ccfg, core.Deps{Model: model, Tools: host, Store: st, Sender: s.a.Sender(), Logger: coretest.Logger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s.eng = enginetest.Engine(t, ccfg, base.Deps(t, s.a.Sender()))
 	s.a.SetEngine(s.eng)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel

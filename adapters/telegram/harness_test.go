@@ -2,7 +2,6 @@ package telegram_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,10 +12,9 @@ import (
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest"
+	"github.com/opsgate/opsgate/core/coretest/enginetest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
-	"github.com/opsgate/opsgate/core/llm"
-	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/memory/sqlite"
 )
 
@@ -38,6 +36,7 @@ type stack struct {
 	llm   *llmfake.Server
 	k8s   *mcpfake.Fixture
 	store *sqlite.Store
+	base  *enginetest.Stack // the core the adapter runs on; it survives a restart
 	eng   *core.Engine
 	ad    *telegram.Adapter
 	stop  func()
@@ -52,13 +51,9 @@ type engineRef struct{ *core.Engine }
 
 func newStack(t *testing.T, opts ...stackOption) *stack {
 	t.Helper()
-	s := &stack{t: t, tg: telegramtest.New(t), llm: llmfake.New(t), k8s: mcpfake.New()}
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "opsgate.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	s.store = st
+	s := &stack{t: t, tg: telegramtest.New(t)}
+	s.base = enginetest.New(t)
+	s.llm, s.k8s, s.store = s.base.LLM, s.base.K8s, s.base.Store
 	s.start(opts...)
 	return s
 }
@@ -72,13 +67,9 @@ func (s *stack) start(opts ...stackOption) {
 		AllowedUsers: []int64{alice.ID, mallory.ID}, Approvers: []int64{bob.ID},
 		PollTimeout: time.Second,
 	}
-	ccfg := core.Config{SystemPrompt: "You are opsgate.", DefaultToolsets: []string{"k8s"}, Retry: core.RetryPolicy{Base: 5 * time.Millisecond}}
+	ccfg := enginetest.Config()
 	for _, o := range opts {
 		o(&tcfg, &ccfg)
-	}
-	host, err := tools.New([]tools.ServerConfig{{Name: "k8s", InProcess: s.k8s.Server}}, tools.WithLogger(coretest.Logger(t)))
-	if err != nil {
-		t.Fatal(err)
 	}
 	ref := &engineRef{}
 	ad, err := telegram.New(tcfg, ref, coretest.Logger(t))
@@ -86,14 +77,7 @@ func (s *stack) start(opts ...stackOption) {
 		t.Fatal(err)
 	}
 	ccfg.MayDecide = ad.MayDecide
-	model, err := llm.New(llm.Config{BaseURL: s.llm.URL, APIKey: "test-key", Model: "test-model"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := core.NewEngine(ccfg, core.Deps{Model: model, Tools: host, Store: s.store, Sender: ad.Sender(), Logger: coretest.Logger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := enginetest.Engine(t, ccfg, s.base.Deps(t, ad.Sender()))
 	ref.Engine = eng
 	s.eng, s.ad = eng, ad
 	ctx, cancel := context.WithCancel(context.Background())
@@ -115,7 +99,6 @@ func (s *stack) start(opts ...stackOption) {
 		if err := ad.Close(); err != nil {
 			t.Errorf("Close: %v", err)
 		}
-		host.Close()
 	}
 	t.Cleanup(s.stop)
 }

@@ -7,4 +7,7 @@
 //   - mcpfake: in-process MCP servers (mcp-go) with annotated read, write
 //     and destructive tools, servable over streamable HTTP and stdio.
 //   - storetest: the conformance suite every core.Store must pass.
+//   - enginetest: the core wired as opsgate serve wires it (openai-go
+//     against llmfake, mcp-go against mcpfake, SQLite), for the engine's
+//     and the adapters' tests.
 package coretest
