@@ -1,7 +1,6 @@
 package terminal_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,8 +11,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/opsgate/opsgate/adapters/terminal"
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
 )
 
 var alice = core.Actor{ID: "alice", Name: "alice"}
@@ -91,27 +92,9 @@ func (e *scriptEngine) Wait(ctx context.Context) error {
 	}
 }
 
-// syncBuffer is an io.Writer safe to read while the adapter writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func newAdapter(t *testing.T, in io.Reader, interactive bool, e *scriptEngine) (*terminal.Adapter, *syncBuffer) {
+func newAdapter(t *testing.T, in io.Reader, interactive bool, e *scriptEngine) (*terminal.Adapter, *coretest.SyncBuffer) {
 	t.Helper()
-	out := &syncBuffer{}
+	out := &coretest.SyncBuffer{}
 	a := terminal.New(terminal.Options{In: in, Out: out, Interactive: interactive, User: alice, ConvKey: conv})
 	e.t, e.sender = t, a
 	a.SetEngine(e)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
 )
@@ -79,7 +80,7 @@ func TestServeHealthzAndMetrics(t *testing.T) {
 	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", "")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out, errOut syncBuffer
+	var out, errOut coretest.SyncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- Main(ctx, []string{"serve", "--config", cfg}, nil, &out, &errOut, testEnv())

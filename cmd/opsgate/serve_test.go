@@ -14,6 +14,7 @@ import (
 
 	"github.com/opsgate/opsgate/adapters/slack/slacktest"
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
+	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
@@ -30,7 +31,7 @@ func TestServeRunsTelegramAndStopsCleanly(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out, errOut syncBuffer
+	var out, errOut coretest.SyncBuffer
 	done := make(chan int, 1)
 	go func() { done <- Main(ctx, []string{"serve", "--config", cfg}, nil, &out, &errOut, testEnv()) }()
 	waitLog(t, &errOut, done, regexp.MustCompile(`msg="opsgate serving".*adapters=\[telegram\]`))
@@ -75,7 +76,7 @@ func answered(msgs []telegramtest.Message, text string) bool {
 }
 
 // waitLog waits for a log line of serve, failing if it exits first.
-func waitLog(t *testing.T, log *syncBuffer, done <-chan int, re *regexp.Regexp) {
+func waitLog(t *testing.T, log *coretest.SyncBuffer, done <-chan int, re *regexp.Regexp) {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for !re.MatchString(log.String()) {
@@ -94,7 +95,7 @@ func TestServeStopsOnARejectedTelegramToken(t *testing.T) {
 	tg := telegramtest.New(t)
 	extra := fmt.Sprintf("telegram:\n  token: \"123456:revoked\"\n  api_url: %s\n  allowed_users: [42]\n", tg.URL)
 	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", extra)
-	var out, errOut syncBuffer
+	var out, errOut coretest.SyncBuffer
 	code := Main(context.Background(), []string{"serve", "--config", cfg}, nil, &out, &errOut, testEnv())
 	if code != exitError || !strings.Contains(errOut.String(), "check telegram.token") {
 		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 naming telegram.token", code, errOut.String())
@@ -105,7 +106,7 @@ func TestServeWebhookWithoutSecretStartsNothing(t *testing.T) {
 	dir := t.TempDir()
 	extra := fmt.Sprintf("telegram:\n  token: %q\n  webhook_url: https://ops.example.com/telegram\n", telegramtest.Token)
 	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", extra)
-	var out, errOut syncBuffer
+	var out, errOut coretest.SyncBuffer
 	code := Main(context.Background(), []string{"serve", "--config", cfg}, nil, &out, &errOut, testEnv())
 	if code != exitError || !strings.Contains(errOut.String(), "secret") {
 		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 about the webhook secret", code, errOut.String())
@@ -126,7 +127,7 @@ func TestServeMountsSlackHTTPMode(t *testing.T) {
 	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", extra)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out, errOut syncBuffer
+	var out, errOut coretest.SyncBuffer
 	done := make(chan int, 1)
 	go func() { done <- Main(ctx, []string{"serve", "--config", cfg}, nil, &out, &errOut, testEnv()) }()
 	addrRE := regexp.MustCompile(`msg="opsgate serving".* addr=(\S+).*adapters=\[slack\]`)
