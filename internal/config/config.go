@@ -40,6 +40,12 @@ type Config struct {
 	// sources maps a key path to the environment variable that set it, so
 	// that an error about the key can say where the value came from.
 	sources map[string]string
+	// fileKeys holds the key paths written in the file, so that a chat
+	// section with settings but no token is told from an absent one.
+	fileKeys map[string]bool
+	// unset maps a key path to the ${VAR}s in its value that expanded to
+	// nothing, so that an empty token can name the variable to set.
+	unset map[string][]string
 }
 
 // LLM is the model endpoint (any OpenAI-compatible Chat Completions API).
@@ -103,8 +109,11 @@ type Policy struct {
 	File string `yaml:"file"`
 }
 
-// Telegram is the Telegram adapter, enabled when Token is set.
+// Telegram is the Telegram adapter, run when On (see adapters.go).
 type Telegram struct {
+	// Enabled false turns the adapter off even with a token; nil (not
+	// written) means on when Token is set.
+	Enabled       *bool   `yaml:"enabled"`
 	Token         string  `yaml:"token"`
 	APIURL        string  `yaml:"api_url"`
 	WebhookURL    string  `yaml:"webhook_url"`
@@ -113,8 +122,9 @@ type Telegram struct {
 	Approvers     []int64 `yaml:"approvers"`
 }
 
-// Slack is the Slack adapter, enabled when BotToken is set.
+// Slack is the Slack adapter, run when On (see adapters.go).
 type Slack struct {
+	Enabled       *bool    `yaml:"enabled"`
 	BotToken      string   `yaml:"bot_token"`
 	AppToken      string   `yaml:"app_token"`
 	SigningSecret string   `yaml:"signing_secret"`
@@ -124,8 +134,9 @@ type Slack struct {
 	Approvers     []string `yaml:"approvers"`
 }
 
-// Discord is the Discord adapter, enabled when Token is set.
+// Discord is the Discord adapter, run when On (see adapters.go).
 type Discord struct {
+	Enabled       *bool    `yaml:"enabled"`
 	Token         string   `yaml:"token"`
 	ApplicationID string   `yaml:"application_id"`
 	APIURL        string   `yaml:"api_url"`

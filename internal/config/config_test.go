@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,9 +119,12 @@ approvals:
 policy:
   file: ./policy.yaml
 telegram:
+  enabled: false
   token: ${UNDEFINED_TOKEN}
   allowed_users: [12345678]
 discord:
+  enabled: ${DISCORD_ENABLED}
+  token: discord-token
   guilds: [1200000000000000001]
 schedules:
   - name: morning-health
@@ -147,11 +151,17 @@ schedules:
 	}
 	want.Approvals.Expiry = 10 * time.Minute
 	want.Policy.File = "./policy.yaml"
+	off := false
+	want.Telegram.Enabled = &off
 	want.Telegram.AllowedUsers = []int64{12345678}
+	want.Discord.Token = "discord-token"
 	want.Discord.Guilds = []string{"1200000000000000001"}
 	want.Schedules = []Schedule{{Name: "morning-health", Cron: "0 9 * * 1-5", Prompt: "Summarise cluster health.", Target: "slack:C0123456"}}
 	if diff := cmp.Diff(want, *c, ignoreInternal); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
+	}
+	if got := c.Adapters(); !cmp.Equal(got, []string{"discord"}) {
+		t.Errorf("Adapters() = %q, want [discord]: telegram is off, and an unset ${VAR} leaves discord.enabled unset", got)
 	}
 	if p, err := c.Store.SQLitePath(); err != nil || p != "./data/my.db" {
 		t.Errorf("SQLitePath = %q, %v; want the bare path", p, err)
@@ -350,7 +360,7 @@ func TestLoadErrors(t *testing.T) {
 		{"telegram api_url", "telegram: {api_url: 'api.telegram.org'}", nil,
 			`config: telegram.api_url: "api.telegram.org" is not an http:// or https:// URL`},
 		{"slack app token alone", "slack: {app_token: xapp-1}", nil,
-			"config: slack.bot_token: must be set when slack.app_token or slack.signing_secret is"},
+			"config: slack.bot_token: must be set when slack.app_token is"},
 		{"schedule cron", "schedules:\n  - {name: x, cron: 'every day', prompt: p, target: 'slack:C1'}", nil,
 			`config: schedules[0].cron: "every day" is not a cron spec (5 fields such as "0 9 * * 1-5", or @daily, @every 1h)`},
 		{"schedule target", "schedules:\n  - {name: x, cron: '@daily', prompt: p, target: C1}", nil,
@@ -417,6 +427,83 @@ func TestExampleConfigsLoad(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			if _, err := Load(f, env("OPENAI_API_KEY", "sk-test")); err != nil {
 				t.Fatalf("example config does not load: %v", err)
+			}
+		})
+	}
+}
+
+// TestChatSectionEnableRules: a chat section is off when absent or when it
+// says enabled: false; any other section without a usable token is an error
+// naming the key (and the ${VAR} when that is why it is empty).
+func TestChatSectionEnableRules(t *testing.T) {
+	tests := []struct {
+		name, body string
+		env        []string
+		want       []string // Adapters() when Load succeeds
+		err        string
+	}{
+		{name: "absent sections are off", body: "llm: {model: m}\n"},
+		{name: "tokens set", body: "telegram: {token: t}\nslack: {bot_token: xoxb-1, app_token: xapp-1}\ndiscord: {token: d}\n",
+			want: []string{"telegram", "slack", "discord"}},
+		{name: "telegram token variable unset", body: "telegram:\n  token: ${TELEGRAM_TOKEN}\n  allowed_users: [1]\n",
+			err: "config: telegram.token is empty: ${TELEGRAM_TOKEN} is not set"},
+		{name: "slack bot token variable unset", body: "slack:\n  bot_token: ${SLACK_BOT_TOKEN}\n",
+			err: "config: slack.bot_token is empty: ${SLACK_BOT_TOKEN} is not set"},
+		{name: "discord token variable empty", body: "discord:\n  token: ${DISCORD_BOT_TOKEN}\n", env: []string{"DISCORD_BOT_TOKEN", ""},
+			err: "config: discord.token is empty: ${DISCORD_BOT_TOKEN} is not set"},
+		{name: "two variables", body: "telegram: {token: '${TG_ID}${TG_SECRET}'}\n",
+			err: "config: telegram.token is empty: ${TG_ID} and ${TG_SECRET} are not set"},
+		{name: "slack app token variable unset", body: "slack:\n  bot_token: xoxb-1\n  app_token: ${SLACK_APP_TOKEN}\n",
+			err: "config: slack.app_token is empty: ${SLACK_APP_TOKEN} is not set"},
+		{name: "slack signing secret variable unset", body: "slack:\n  bot_token: xoxb-1\n  signing_secret: ${SLACK_SIGNING_SECRET}\n",
+			err: "config: slack.signing_secret is empty: ${SLACK_SIGNING_SECRET} is not set"},
+		{name: "telegram webhook secret variable unset", body: "telegram:\n  token: t\n  webhook_secret: ${TG_WEBHOOK_SECRET}\n",
+			err: "config: telegram.webhook_secret is empty: ${TG_WEBHOOK_SECRET} is not set"},
+		{name: "variable set", body: "slack:\n  bot_token: ${SLACK_BOT_TOKEN}\n  app_token: ${SLACK_APP_TOKEN}\n",
+			env: []string{"SLACK_BOT_TOKEN", "xoxb-1", "SLACK_APP_TOKEN", "xapp-1"}, want: []string{"slack"}},
+		{name: "env override fills a token whose variable is unset", body: "slack:\n  bot_token: ${SLACK_BOT_TOKEN}\n",
+			env: []string{"OPSGATE_SLACK_BOT_TOKEN", "xoxb-1"}, want: []string{"slack"}},
+		{name: "an empty override counts as unset", body: "telegram: {token: t}\n",
+			env: []string{"OPSGATE_TELEGRAM_TOKEN", ""}, want: []string{"telegram"}},
+		{name: "enabled false with the variable unset", body: "slack:\n  enabled: false\n  bot_token: ${SLACK_BOT_TOKEN}\n  app_token: ${SLACK_APP_TOKEN}\n"},
+		{name: "enabled false with a token", body: "telegram: {enabled: false, token: t}\ndiscord: {token: d}\n", want: []string{"discord"}},
+		{name: "enabled false by env", body: "telegram: {token: t}\n", env: []string{"OPSGATE_TELEGRAM_ENABLED", "false"}},
+		{name: "enabled true", body: "discord: {enabled: true, token: d}\n", want: []string{"discord"}},
+		{name: "enabled true without a token", body: "slack: {enabled: true}\n",
+			err: "config: slack.bot_token is empty: slack.enabled is true; set the token"},
+		{name: "enabled true by env without a token", body: "", env: []string{"OPSGATE_DISCORD_ENABLED", "yes"},
+			err: "config: discord.token is empty: discord.enabled is true; set the token"},
+		{name: "enabled is a switch", body: "telegram: {enabled: maybe}\n",
+			err: `config: telegram.enabled: must be true or false (got "maybe") (c.yaml line 1)`},
+		{name: "literal empty token with settings", body: "telegram:\n  token: \"\"\n  allowed_users: [1]\n  approvers: [2]\n",
+			err: "config: telegram.token is empty but the telegram section sets allowed_users, approvers: set the token, or telegram.enabled: false to keep telegram off"},
+		{name: "settings without a token key", body: "discord:\n  guilds: [\"1\"]\n",
+			err: "config: discord.token is empty but the discord section sets guilds: set the token, or discord.enabled: false to keep discord off"},
+		{name: "literal empty token alone is off", body: "telegram:\n  token: \"\"\n"},
+		{name: "settings of a disabled section", body: "discord:\n  enabled: false\n  guilds: [\"1\"]\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := inEmptyDir(t)
+			writeFile(t, dir, "c.yaml", tt.body)
+			c, err := Load("c.yaml", env(tt.env...))
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("err  = %v\nwant = %s", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, c.Adapters()); diff != "" {
+				t.Errorf("Adapters() (-want +got):\n%s", diff)
+			}
+			on := map[string]bool{"telegram": c.Telegram.On(), "slack": c.Slack.On(), "discord": c.Discord.On()}
+			for name, isOn := range on {
+				if isOn != slices.Contains(tt.want, name) {
+					t.Errorf("%s On() = %v, disagrees with Adapters() %q", name, isOn, tt.want)
+				}
 			}
 		})
 	}

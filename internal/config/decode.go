@@ -22,6 +22,11 @@ type decoder struct {
 	// expand applies ${VAR} expansion to scalar values (file values only).
 	expand bool
 	getenv func(string) string
+	// keys and unset, when not nil, record the key paths written and the
+	// ${VAR}s that expanded to nothing in each value (see Config.fileKeys
+	// and Config.unset).
+	keys  map[string]bool
+	unset map[string][]string
 }
 
 // errorf returns an error about the key at path; line is 0 when unknown.
@@ -54,9 +59,19 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) error {
 		return nil
 	}
 	if v.Type() == durationType {
-		return d.scalar(n, v, path)
+		_, err := d.scalar(n, v, path)
+		return err
 	}
 	switch v.Kind() {
+	case reflect.Pointer:
+		// A pointer tells a key not written (nil) from a written zero
+		// value, as enabled: false needs.
+		elem := reflect.New(v.Type().Elem())
+		set, err := d.scalar(n, elem.Elem(), path)
+		if set {
+			v.Set(elem)
+		}
+		return err
 	case reflect.Struct:
 		return d.structure(n, v, path)
 	case reflect.Slice:
@@ -64,7 +79,8 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) error {
 	case reflect.Map:
 		return d.dict(n, v, path)
 	default:
-		return d.scalar(n, v, path)
+		_, err := d.scalar(n, v, path)
+		return err
 	}
 }
 
@@ -80,6 +96,9 @@ func (d *decoder) structure(n *yaml.Node, v reflect.Value, path string) error {
 			return d.errorf(key, k, "set twice")
 		}
 		seen[k.Value] = true
+		if d.keys != nil {
+			d.keys[key] = true
+		}
 		f, ok := fieldByKey(v, k.Value)
 		if !ok {
 			return d.errorf(key, k, "unknown key%s", suggest(v.Type(), path, k.Value))
@@ -127,49 +146,61 @@ func (d *decoder) dict(n *yaml.Node, v reflect.Value, path string) error {
 	return nil
 }
 
-func (d *decoder) scalar(n *yaml.Node, v reflect.Value, path string) error {
+// scalar sets v from n; set is false when the value expanded to nothing
+// and v keeps what it held.
+func (d *decoder) scalar(n *yaml.Node, v reflect.Value, path string) (set bool, err error) {
 	if n.Kind != yaml.ScalarNode {
-		return d.errorf(path, n, "must be a single value (got %s)", kindName(n))
+		return false, d.errorf(path, n, "must be a single value (got %s)", kindName(n))
 	}
 	s := n.Value
 	if d.expand {
-		var err error
-		if s, err = expand(s, d.getenv); err != nil {
-			return d.errorf(path, n, "%v", err)
+		var unset []string
+		getenv := func(name string) string {
+			val := d.getenv(name)
+			if val == "" {
+				unset = append(unset, name)
+			}
+			return val
+		}
+		if s, err = expand(s, getenv); err != nil {
+			return false, d.errorf(path, n, "%v", err)
+		}
+		if len(unset) > 0 && d.unset != nil {
+			d.unset[path] = unset
 		}
 	}
 	if v.Kind() == reflect.String {
 		v.SetString(s)
-		return nil
+		return true, nil
 	}
 	s = strings.TrimSpace(s)
 	if s == "" {
 		// "${UNSET}" in a number or switch keeps the default.
-		return nil
+		return false, nil
 	}
 	switch {
 	case v.Type() == durationType:
 		dur, err := time.ParseDuration(s)
 		if err != nil {
-			return d.errorf(path, n, "%q is not a duration (use a number with a unit, e.g. 30m or 1h)", s)
+			return false, d.errorf(path, n, "%q is not a duration (use a number with a unit, e.g. 30m or 1h)", s)
 		}
 		v.SetInt(int64(dur))
 	case v.Kind() == reflect.Bool:
 		b, ok := parseBool(s)
 		if !ok {
-			return d.errorf(path, n, "must be true or false (got %q)", s)
+			return false, d.errorf(path, n, "must be true or false (got %q)", s)
 		}
 		v.SetBool(b)
 	case v.CanInt():
 		i, err := strconv.ParseInt(s, 10, v.Type().Bits())
 		if err != nil {
-			return d.errorf(path, n, "must be a whole number (got %q)", s)
+			return false, d.errorf(path, n, "must be a whole number (got %q)", s)
 		}
 		v.SetInt(i)
 	default:
-		return d.errorf(path, n, "unsupported type %s", v.Type())
+		return false, d.errorf(path, n, "unsupported type %s", v.Type())
 	}
-	return nil
+	return true, nil
 }
 
 func parseBool(s string) (b, ok bool) {

@@ -59,7 +59,8 @@ func (c *Config) parse(data []byte, file string, getenv func(string) string) err
 	if doc.Kind == 0 {
 		return nil // empty file
 	}
-	d := decoder{where: file, expand: true, getenv: getenv}
+	c.fileKeys, c.unset = map[string]bool{}, map[string][]string{}
+	d := decoder{where: file, expand: true, getenv: getenv, keys: c.fileKeys, unset: c.unset}
 	return d.decode(&doc, reflect.ValueOf(c).Elem(), "")
 }
 

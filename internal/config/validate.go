@@ -178,12 +178,10 @@ func (c *Config) validateAdapters() error {
 			return c.errorf(u.path, "%v", err)
 		}
 	}
-	s := c.Slack
-	if s.BotToken == "" && (s.AppToken != "" || s.SigningSecret != "") {
-		return c.errorf("slack.bot_token", "must be set when slack.app_token or slack.signing_secret is")
-	}
-	if c.Discord.Token == "" && c.Discord.ApplicationID != "" {
-		return c.errorf("discord.token", "must be set when discord.application_id is")
+	for _, p := range c.platforms() {
+		if err := c.validatePlatform(p); err != nil {
+			return err
+		}
 	}
 	return nil
 }
