@@ -28,7 +28,9 @@
 // Migrations are SQL files embedded from migrations/, applied in order, each
 // in its own transaction and recorded in schema_migrations. Open applies
 // pending ones; a database migrated by a newer opsgate is refused. The audit
-// table has triggers that reject UPDATE and DELETE.
+// table has triggers that reject UPDATE and DELETE. Open then compares the
+// schema with the one the migrations make (CheckSchema) and refuses a
+// database changed since, such as one whose audit triggers were dropped.
 //
 // Times are stored as unix microseconds (UTC), the precision PostgreSQL
 // keeps, and come back in UTC. Raw JSON from the model is stored as JSON

@@ -32,7 +32,8 @@ var _ core.Store = (*Store)(nil)
 const busyTimeout = 5 * time.Second
 
 // Open opens (creating it and its directory when needed) the database file
-// at path and applies pending migrations.
+// at path, applies pending migrations and checks the schema (CheckSchema):
+// a database whose audit log lost its protection is refused.
 func Open(ctx context.Context, path string) (*Store, error) {
 	if path == "" || path == ":memory:" || strings.Contains(path, "?") {
 		// The driver reads parameters after "?"; an in-memory database would
@@ -63,6 +64,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	r.SetMaxIdleConns(readers) // a new connection costs an open and its pragmas
 	s := &Store{w: newPool(w), r: newPool(r)}
 	if _, err := s.Migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.CheckSchema(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}

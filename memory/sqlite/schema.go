@@ -1,0 +1,144 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// SchemaError reports a database whose schema is not the one its
+// migrations made: it was changed outside opsgate. Each entry is a kind and
+// a name, e.g. "trigger audit_no_delete".
+type SchemaError struct {
+	// Missing are tables, indexes and triggers the migrations created.
+	Missing []string
+	// Changed are triggers whose definition is not the migrations' one.
+	Changed []string
+	// Unexpected are triggers the migrations did not create (a trigger can
+	// silently drop audit entries).
+	Unexpected []string
+	// Audit is true when the audit table or its protection is affected.
+	Audit bool
+}
+
+func (e *SchemaError) Error() string {
+	var parts []string
+	for _, p := range []struct {
+		what  string
+		names []string
+	}{{"missing", e.Missing}, {"changed", e.Changed}, {"unexpected", e.Unexpected}} {
+		if len(p.names) > 0 {
+			parts = append(parts, p.what+" "+strings.Join(p.names, ", "))
+		}
+	}
+	msg := "sqlite: schema check: " + strings.Join(parts, "; ")
+	if e.Audit {
+		msg += ": the audit log is not protected (append-only)"
+	}
+	return msg + "; the database was changed outside opsgate"
+}
+
+// schemaObject is one named entry of sqlite_master.
+type schemaObject struct {
+	kind, name, table, sql string
+}
+
+func (o schemaObject) String() string { return o.kind + " " + o.name }
+
+// CheckSchema compares the database's tables, indexes and triggers with
+// those its migrations create, and returns a *SchemaError naming what is
+// missing or altered. Open calls it after migrating, so that a store whose
+// audit log lost its append-only triggers is refused rather than used.
+func (s *Store) CheckSchema(ctx context.Context) error {
+	want, err := expectedSchema(ctx)
+	if err != nil {
+		return err
+	}
+	got, err := readSchema(ctx, s.r.db)
+	if err != nil {
+		return err
+	}
+	have := map[string]schemaObject{}
+	for _, o := range got {
+		have[o.String()] = o
+	}
+	expected := map[string]bool{}
+	var e SchemaError
+	for _, w := range want {
+		expected[w.String()] = true
+		g, ok := have[w.String()]
+		switch {
+		case !ok:
+			e.Missing = append(e.Missing, w.String())
+		case w.kind == "trigger" && g.sql != w.sql:
+			e.Changed = append(e.Changed, w.String())
+		default:
+			continue
+		}
+		e.Audit = e.Audit || w.table == "audit"
+	}
+	for _, g := range got {
+		if g.kind == "trigger" && !expected[g.String()] {
+			e.Unexpected = append(e.Unexpected, g.String()+" on "+g.table)
+			e.Audit = e.Audit || g.table == "audit"
+		}
+	}
+	if len(e.Missing)+len(e.Changed)+len(e.Unexpected) == 0 {
+		return nil
+	}
+	return &e
+}
+
+// expected is the schema the migrations make, built once per process by
+// migrating an in-memory database with the same code as a file.
+var expected struct {
+	once sync.Once
+	objs []schemaObject
+	err  error
+}
+
+func expectedSchema(ctx context.Context) ([]schemaObject, error) {
+	expected.once.Do(func() {
+		// A caller's deadline must not leave a failure cached for good.
+		ctx := context.WithoutCancel(ctx)
+		db, err := sql.Open("sqlite", ":memory:")
+		if err != nil {
+			expected.err = fmt.Errorf("sqlite: schema check: %w", err)
+			return
+		}
+		db.SetMaxOpenConns(1) // each connection would be another database
+		s := &Store{w: newPool(db), r: newPool(db)}
+		defer s.w.close() // closes db; s.r holds no statements
+		if _, err := s.Migrate(ctx); err != nil {
+			expected.err = fmt.Errorf("sqlite: schema check: %w", err)
+			return
+		}
+		expected.objs, expected.err = readSchema(ctx, db)
+	})
+	return expected.objs, expected.err
+}
+
+// readSchema lists the tables, indexes and triggers of db in creation
+// order, without SQLite's internal ones.
+func readSchema(ctx context.Context, db *sql.DB) ([]schemaObject, error) {
+	rows, err := db.QueryContext(ctx, `SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master
+		WHERE type IN ('table', 'index', 'trigger') AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: schema check: %w", err)
+	}
+	defer rows.Close()
+	var objs []schemaObject
+	for rows.Next() {
+		var o schemaObject
+		if err := rows.Scan(&o.kind, &o.name, &o.table, &o.sql); err != nil {
+			return nil, fmt.Errorf("sqlite: schema check: %w", err)
+		}
+		objs = append(objs, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: schema check: %w", err)
+	}
+	return objs, nil
+}
