@@ -39,11 +39,12 @@ func (r *engineRef) Status(ctx context.Context, key string) (core.Status, error)
 	return r.e.Status(ctx, key)
 }
 
-// buildChats makes the adapters whose token is set. They only check their
-// configuration here; nothing touches the network until run.
+// buildChats makes the adapters the configuration turns on (config's On).
+// They only check their configuration here; nothing touches the network
+// until run.
 func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, error) {
 	var chats []chat
-	if cfg.Telegram.Token != "" {
+	if cfg.Telegram.On() {
 		tc := cfg.Telegram
 		ad, err := telegram.New(telegram.Config{
 			Token: tc.Token, APIURL: tc.APIURL, WebhookURL: tc.WebhookURL, WebhookSecret: tc.WebhookSecret,
@@ -58,7 +59,7 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 		}
 		chats = append(chats, c)
 	}
-	if cfg.Slack.BotToken != "" {
+	if cfg.Slack.On() {
 		sc := cfg.Slack
 		ad, err := slack.New(slack.Config{
 			BotToken: sc.BotToken, AppToken: sc.AppToken, SigningSecret: sc.SigningSecret, APIURL: sc.APIURL,
@@ -73,7 +74,7 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 		}
 		chats = append(chats, c)
 	}
-	if cfg.Discord.Token != "" {
+	if cfg.Discord.On() {
 		dc := cfg.Discord
 		ad, err := discord.New(discord.Config{
 			Token: dc.Token, ApplicationID: dc.ApplicationID, APIURL: dc.APIURL,

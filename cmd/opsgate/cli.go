@@ -43,6 +43,7 @@ Flags (before or after the command):
                      ./opsgate.yaml if it exists, else built-in defaults)
   --log-level LEVEL  debug, info, warn or error (default: $OPSGATE_LOG_LEVEL,
                      else warn for chat and info for the other commands)
+  --version          print the version (as opsgate version)
 `
 
 // env is what a command gets from Main: the process's streams and
@@ -65,6 +66,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	global := flag.NewFlagSet("opsgate", flag.ContinueOnError)
 	global.SetOutput(io.Discard)
 	e.commonFlags(global)
+	showVersion := global.Bool("version", false, "print the version")
 	if err := global.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -72,6 +74,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		}
 		fmt.Fprintf(stderr, "opsgate: %v\n\n%s", err, usage)
 		return exitUsage
+	}
+	if *showVersion {
+		return e.version(ctx, nil)
 	}
 	args = global.Args()
 	if len(args) == 0 {
@@ -126,6 +131,20 @@ func (e *env) parse(fs *flag.FlagSet, args []string, help string) (code int, ok 
 // setup creates the logger and loads the configuration; on failure it has
 // printed why and returns false.
 func (e *env) setup(defaultLevel slog.Level) (*config.Config, bool) {
+	if !e.initLog(defaultLevel) {
+		return nil, false
+	}
+	cfg, err := e.loadConfig()
+	if err != nil {
+		e.fail(err)
+		return nil, false
+	}
+	return cfg, true
+}
+
+// initLog creates the logger; on a bad level it has printed why and
+// returns false.
+func (e *env) initLog(defaultLevel slog.Level) bool {
 	level := defaultLevel
 	name := e.logLevel
 	if name == "" {
@@ -134,21 +153,25 @@ func (e *env) setup(defaultLevel slog.Level) (*config.Config, bool) {
 	if name != "" {
 		if err := level.UnmarshalText([]byte(name)); err != nil {
 			fmt.Fprintf(e.stderr, "opsgate: log level %q: want debug, info, warn or error\n", name)
-			return nil, false
+			return false
 		}
 	}
 	e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	return true
+}
+
+// loadConfig loads the configuration named by --config or the environment.
+func (e *env) loadConfig() (*config.Config, error) {
 	cfg, err := config.Load(e.configFile, e.getenv)
 	if err != nil {
-		e.fail(err)
-		return nil, false
+		return nil, err
 	}
 	if cfg.File != "" {
 		e.log.Debug("configuration loaded", "file", cfg.File)
 	} else {
 		e.log.Debug("no configuration file; using defaults and the environment")
 	}
-	return cfg, true
+	return cfg, nil
 }
 
 // fail prints err for the person at the terminal.

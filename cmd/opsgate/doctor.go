@@ -21,8 +21,9 @@ import (
 const doctorHelp = `Usage: opsgate doctor
 
 Check the configuration, reach the LLM, start every MCP server and list
-its tools with their risk, and open the store. Prints what is wrong and
-how to fix it; exits 1 when anything is.
+its tools with their risk, open the store and check that its audit log is
+still append-only, and check that opsgate serve has something to serve.
+Prints what is wrong and how to fix it; exits 1 when anything is.
 `
 
 // Bounds of doctor's checks: an unreachable endpoint must not hang it.
@@ -63,9 +64,15 @@ func (e *env) doctor(ctx context.Context, args []string) int {
 	}
 	r := &report{w: e.stdout}
 	fmt.Fprintf(r.w, "opsgate %s doctor\n", version)
-	cfg, ok := e.setup(slog.LevelWarn)
-	if !ok {
-		r.fail("config", "", "the configuration is invalid (see above); nothing else was checked")
+	if !e.initLog(slog.LevelWarn) {
+		r.fail("config", "", "the log level is invalid (see above); nothing else was checked")
+		return exitError
+	}
+	cfg, err := e.loadConfig()
+	if err != nil {
+		// The same text as the other commands print, as a finding.
+		r.fail("config", "correct that key (or the environment variable it names); nothing else was checked", "%v", err)
+		fmt.Fprintf(r.w, "%d problem(s) found\n", r.problems)
 		return exitError
 	}
 	if cfg.File != "" {
@@ -181,7 +188,12 @@ func (e *env) checkStore(ctx context.Context, r *report, cfg *config.Config) {
 		return
 	}
 	store, err := sqlite.Open(ctx, path)
-	if err != nil {
+	var schemaErr *sqlite.SchemaError
+	switch {
+	case errors.As(err, &schemaErr):
+		r.fail("store", schemaFix(path), "%v", err)
+		return
+	case err != nil:
 		r.fail("store", "check that the directory of store.url exists or can be created and is writable, and that no newer opsgate migrated it", "%v", err)
 		return
 	}
@@ -196,21 +208,33 @@ func (e *env) checkStore(ctx context.Context, r *report, cfg *config.Config) {
 		return
 	}
 	r.ok("store", "sqlite %s (schema version %d)", path, v)
+	// Open checked the schema already; checking again here keeps this line
+	// true even if Open stops doing so.
+	if err := store.CheckSchema(ctx); err != nil {
+		r.fail("audit", schemaFix(path), "%v", err)
+		return
+	}
+	r.ok("audit", "audit table and its append-only triggers in place")
+}
+
+// schemaFix is the advice for a store changed outside opsgate.
+func schemaFix(path string) string {
+	return "find out who changed " + path + " and restore it from a backup; opsgate does not recreate " +
+		"what is missing, as the audit log may have been edited meanwhile"
 }
 
 // checkRest checks the chat adapters' configuration and reports what is
 // configured but not yet part of this build.
 func (e *env) checkRest(r *report, cfg *config.Config) {
 	chats, err := buildChats(cfg, e.log, &engineRef{})
-	switch {
-	case err != nil:
+	if err != nil {
 		r.fail("adapter", "correct that adapter's section of the configuration", "%v", err)
-	case len(chats) == 0:
-		r.warn("adapter", "no chat adapter configured (telegram.token, slack.bot_token, discord.token): opsgate serve answers nowhere")
-	default:
-		for _, c := range chats {
-			r.ok("adapter", "%s configured (its token is checked when opsgate serve connects)", c.name)
-		}
+	}
+	for _, c := range chats {
+		r.ok("adapter", "%s configured (its token is checked when opsgate serve connects)", c.name)
+	}
+	if what, fix, empty := nothingToServe(cfg); empty {
+		r.fail("serve", fix, "%s", what)
 	}
 	if len(cfg.Schedules) > 0 {
 		r.warn("sched", "%d schedule(s) configured but schedules are not available in this build yet", len(cfg.Schedules))

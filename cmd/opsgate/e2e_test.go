@@ -183,7 +183,8 @@ func TestBinaryDoctorReportsServerThatCannotStart(t *testing.T) {
 	llm := llmfake.New(t)
 	mcp := mcpfake.New()
 	missing := filepath.Join(dir, "no-such-mcp-server")
-	cfg := writeConfig(t, dir, llm.URL, mcp.ServeHTTP(t), "    - name: broken\n      command: "+missing+"\n")
+	cfg := writeConfig(t, dir, llm.URL, mcp.ServeHTTP(t), "    - name: broken\n      command: "+missing+"\n"+
+		"telegram:\n  token: \"123456:doctor\"\n")
 
 	stdout, stderr, code := runBinary(t, dir, "", "doctor", "--config", cfg)
 	if code == 0 {
@@ -205,9 +206,11 @@ func TestBinaryDoctorReportsServerThatCannotStart(t *testing.T) {
 }
 
 func TestBinaryVersion(t *testing.T) {
-	stdout, _, code := runBinary(t, t.TempDir(), "", "version")
-	if code != 0 || stdout != "opsgate "+e2eVersion+"\n" {
-		t.Errorf("version: exit %d, stdout %q", code, stdout)
+	for _, arg := range []string{"version", "--version", "-version"} {
+		stdout, _, code := runBinary(t, t.TempDir(), "", arg)
+		if code != 0 || stdout != "opsgate "+e2eVersion+"\n" {
+			t.Errorf("%s: exit %d, stdout %q", arg, code, stdout)
+		}
 	}
 }
 

@@ -83,7 +83,7 @@ func TestServeHealthzAndMetrics(t *testing.T) {
 	var out, errOut coretest.SyncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Main(ctx, []string{"serve", "--config", cfg}, nil, &out, &errOut, testEnv())
+		done <- Main(ctx, []string{"serve", "--allow-empty", "--config", cfg}, nil, &out, &errOut, testEnv())
 	}()
 	addrRE := regexp.MustCompile(`msg="opsgate serving".* addr=(\S+)`)
 	var base string
@@ -145,7 +145,7 @@ func TestServeListenError(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", "")
 	var errOut strings.Builder
-	code := Main(context.Background(), []string{"serve", "--config", cfg}, nil, io.Discard, &errOut,
+	code := Main(context.Background(), []string{"serve", "--allow-empty", "--config", cfg}, nil, io.Discard, &errOut,
 		testEnv("OPSGATE_SERVER_LISTEN", "256.0.0.1:80"))
 	if code != exitError || !strings.Contains(errOut.String(), "opsgate: serve: server.listen: ") {
 		t.Errorf("code %d, stderr:\n%s", code, errOut.String())

@@ -12,8 +12,15 @@ import (
 	"github.com/opsgate/opsgate/memory/sqlite"
 )
 
+const migrateHelp = `Usage: opsgate migrate
+
+Apply pending database migrations to store.url, check that the schema is
+the one the migrations make (a dropped audit table or append-only trigger
+is an error), and print the schema version.
+`
+
 func (e *env) migrate(ctx context.Context, args []string) int {
-	if code, ok := e.parse(flag.NewFlagSet("migrate", flag.ContinueOnError), args, "Usage: opsgate migrate\n\nApply pending database migrations to store.url and print the schema version.\n"); !ok {
+	if code, ok := e.parse(flag.NewFlagSet("migrate", flag.ContinueOnError), args, migrateHelp); !ok {
 		return code
 	}
 	cfg, ok := e.setup(slog.LevelInfo)
@@ -27,7 +34,8 @@ func (e *env) migrate(ctx context.Context, args []string) int {
 	}
 	_, statErr := os.Stat(path)
 	created := errors.Is(statErr, fs.ErrNotExist)
-	// Open applies pending migrations; Migrate then confirms nothing is left.
+	// Open applies pending migrations and checks the schema; Migrate then
+	// confirms nothing is left.
 	store, err := sqlite.Open(ctx, path)
 	if err != nil {
 		e.fail(err)

@@ -14,24 +14,38 @@ import (
 	"time"
 )
 
-const serveHelp = `Usage: opsgate serve
+const serveHelp = `Usage: opsgate serve [--allow-empty]
 
 Run the configured chat adapters and schedules, with GET /healthz and
 GET /metrics (Prometheus text format) on server.listen. SIGINT or SIGTERM
 shut down gracefully: the HTTP server stops, runs finish or checkpoint
 (up to 30 s), then the MCP servers and the store are closed.
+
+With no chat adapter enabled and no schedule, serve refuses to start
+(exit 1), unless:
+  --allow-empty  start anyway, serving only the HTTP endpoints: useful for
+                 a standby or for /healthz-only smoke tests
 `
 
 // drainTimeout bounds how long serve waits for runs at shutdown.
 const drainTimeout = 30 * time.Second
 
 func (e *env) serve(ctx context.Context, args []string) int {
-	if code, ok := e.parse(flag.NewFlagSet("serve", flag.ContinueOnError), args, serveHelp); !ok {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	allowEmpty := fs.Bool("allow-empty", false, "start with nothing to serve")
+	if code, ok := e.parse(fs, args, serveHelp); !ok {
 		return code
 	}
 	cfg, ok := e.setup(slog.LevelInfo)
 	if !ok {
 		return exitError
+	}
+	if what, fix, empty := nothingToServe(cfg); empty {
+		if !*allowEmpty {
+			e.fail(fmt.Errorf("serve: %s; %s", what, fix))
+			return exitError
+		}
+		e.log.Warn("serving nothing (--allow-empty): only the HTTP endpoints answer", "why", what)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
@@ -98,7 +112,8 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		}()
 	}
 	e.log.Info("opsgate serving", "version", version, "addr", ln.Addr().String(),
-		"model", cfg.LLM.Model, "toolsets", serverNames(cfg), "adapters", chatNames(chats))
+		"model", cfg.LLM.Model, "toolsets", serverNames(cfg), "adapters", chatNames(chats),
+		"schedules", startedSchedules(cfg))
 
 	code := exitOK
 	select {
