@@ -12,6 +12,7 @@ import (
 	"github.com/opsgate/opsgate/core/coretest/enginetest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
+	"github.com/opsgate/opsgate/core/llm"
 	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/memory/sqlite"
 )
@@ -41,6 +42,8 @@ type harness struct {
 	msgN   atomic.Int64
 	// wrap, when set, wraps the store the engines use.
 	wrap func(core.Store) core.Store
+	// model, when set, changes the model client's configuration.
+	model func(*llm.Config)
 }
 
 type option func(*harness, *[]tools.ServerConfig)
@@ -60,6 +63,11 @@ func withStoreWrapper(wrap func(core.Store) core.Store) option {
 	return func(h *harness, _ *[]tools.ServerConfig) { h.wrap = wrap }
 }
 
+// withModel changes the configuration of the model client (timeouts).
+func withModel(f func(*llm.Config)) option {
+	return func(h *harness, _ *[]tools.ServerConfig) { h.model = f }
+}
+
 func withServer(sc tools.ServerConfig) option {
 	return func(_ *harness, s *[]tools.ServerConfig) { *s = append(*s, sc) }
 }
@@ -73,6 +81,14 @@ func newHarness(t *testing.T, opts ...option) *harness {
 	}
 	h.stack = enginetest.New(t, servers...)
 	h.llm, h.k8s, h.host, h.store = h.stack.LLM, h.stack.K8s, h.stack.Tools, h.stack.Store
+	if h.model != nil {
+		mc := h.stack.ModelConfig()
+		h.model(&mc)
+		var err error
+		if h.stack.Model, err = llm.New(mc); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h.eng, h.rec = h.newEngine()
 	return h
 }

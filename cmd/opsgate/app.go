@@ -26,11 +26,14 @@ type app struct {
 // newModel builds the LLM client; it touches no network.
 func newModel(cfg *config.Config) (*llm.Client, error) {
 	return llm.New(llm.Config{
-		BaseURL:         cfg.LLM.BaseURL,
-		APIKey:          cfg.LLM.APIKey,
-		Model:           cfg.LLM.Model,
-		ReasoningEffort: cfg.LLM.ReasoningEffort,
-		MaxTokens:       cfg.LLM.MaxTokens,
+		BaseURL:           cfg.LLM.BaseURL,
+		APIKey:            cfg.LLM.APIKey,
+		APIKeyOrigin:      cfg.APIKeyOrigin(),
+		Model:             cfg.LLM.Model,
+		ReasoningEffort:   cfg.LLM.ReasoningEffort,
+		MaxTokens:         cfg.LLM.MaxTokens,
+		RequestTimeout:    cfg.LLM.Timeout,
+		StreamIdleTimeout: cfg.LLM.StreamIdleTimeout,
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 // the usage chunk its own id) and it cannot see reasoning fields.
 type answer struct {
 	output  bool // text, reasoning or a tool call has been streamed
+	tokens  int  // fragments of text, reasoning and tool calls streamed
 	content strings.Builder
 	calls   []*callBuilder
 	byIndex map[int64]*callBuilder
@@ -54,18 +55,21 @@ func (a *answer) add(ch openai.ChatCompletionChunk, onDelta func(core.Delta)) er
 		d := choice.Delta
 		if t := reasoning(d); t != "" {
 			a.output = true
+			a.tokens++
 			onDelta(core.Delta{Thinking: t})
 		}
 		// A refusal is the model's answer too; show it as text.
 		for _, t := range []string{d.Content, d.Refusal} {
 			if t != "" {
 				a.output = true
+				a.tokens++
 				a.content.WriteString(t)
 				onDelta(core.Delta{Text: t})
 			}
 		}
 		for _, tc := range d.ToolCalls {
 			a.output = true
+			a.tokens++
 			a.addToolCall(tc)
 		}
 		if choice.FinishReason != "" {

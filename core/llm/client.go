@@ -38,6 +38,16 @@ type Config struct {
 	// first streamed chunk (response headers included), not the whole stream.
 	// Running out counts as a transient failure.
 	RequestTimeout time.Duration
+	// StreamIdleTimeout, when set, bounds the silence between two chunks
+	// once the first has arrived: a server that stops sending mid-answer
+	// ends the attempt instead of holding it forever. Running out is a
+	// transient failure before any output and a fatal one after (the user
+	// has seen part of an answer, which must not be repeated or kept).
+	StreamIdleTimeout time.Duration
+	// APIKeyOrigin, when set, goes with the advice on an HTTP 401 or 403:
+	// where APIKey came from, or why none is sent (e.g. "set by
+	// OPENAI_API_KEY").
+	APIKeyOrigin string
 }
 
 // Client is a core.Model over an OpenAI-compatible endpoint. It is safe for
@@ -75,6 +85,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.RequestTimeout < 0 {
 		return nil, fmt.Errorf("llm: RequestTimeout %v: want 0 (none) or more", cfg.RequestTimeout)
 	}
+	if cfg.StreamIdleTimeout < 0 {
+		return nil, fmt.Errorf("llm: StreamIdleTimeout %v: want 0 (none) or more", cfg.StreamIdleTimeout)
+	}
 	hc := cfg.HTTPClient
 	if hc == nil {
 		hc = defaultHTTPClient()
@@ -83,7 +96,7 @@ func New(cfg Config) (*Client, error) {
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
-		option.WithMiddleware(statusMiddleware),
+		option.WithMiddleware(answerMiddleware),
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
@@ -108,12 +121,12 @@ func (c *Client) Ping(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.RequestTimeout)
 		defer cancel()
 	}
-	endpoint := strings.TrimSuffix(c.cfg.BaseURL, "/") + "/models"
+	endpoint := c.endpoint("models")
 	if _, err := c.models.List(ctx); err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("llm: GET %s: no answer: %w", endpoint, ctx.Err())
 		}
-		return &pingError{endpoint: endpoint, err: classify(err, false)}
+		return &pingError{endpoint: endpoint, err: c.classify(err, false)}
 	}
 	return nil
 }
@@ -130,12 +143,8 @@ func (e *pingError) Error() string {
 	if e.err.StatusCode != 0 {
 		msg = fmt.Sprintf("HTTP %d: %s", e.err.StatusCode, msg)
 	}
-	switch {
-	case e.err.StatusCode == http.StatusUnauthorized || e.err.StatusCode == http.StatusForbidden:
-		msg += " (check llm.api_key)"
-	case e.err.StatusCode == http.StatusNotFound:
-		msg += " (check llm.base_url; it usually ends in /v1)"
-	case e.err.StatusCode == 0 && e.err.Kind == core.ModelTransient:
+	// Answers with a status carry their advice already.
+	if e.err.StatusCode == 0 && e.err.Kind == core.ModelTransient {
 		msg += " (is the server running, and is llm.base_url right?)"
 	}
 	return fmt.Sprintf("llm: GET %s: %s", e.endpoint, msg)

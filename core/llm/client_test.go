@@ -2,8 +2,10 @@ package llm_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -25,6 +27,7 @@ func TestNewValidates(t *testing.T) {
 		{"unknown reasoning effort", llm.Config{BaseURL: "http://127.0.0.1:11434/v1", Model: "m", ReasoningEffort: "extreme"}, "ReasoningEffort"},
 		{"negative max tokens", llm.Config{BaseURL: "http://127.0.0.1:11434/v1", Model: "m", MaxTokens: -1}, "MaxTokens"},
 		{"negative timeout", llm.Config{BaseURL: "http://127.0.0.1:11434/v1", Model: "m", RequestTimeout: -1}, "RequestTimeout"},
+		{"negative idle timeout", llm.Config{BaseURL: "http://127.0.0.1:11434/v1", Model: "m", StreamIdleTimeout: -1}, "StreamIdleTimeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,6 +119,22 @@ func TestPing(t *testing.T) {
 		t.Logf("Ping: %v", err)
 		if err == nil || !strings.Contains(err.Error(), base+"/models") || !strings.Contains(err.Error(), "refused") {
 			t.Errorf("err = %v, want one naming %s/models and the refusal", err, base)
+		}
+	})
+	t.Run("a web page", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<html><head><title>Open WebUI</title></head></html>"))
+		}))
+		defer srv.Close()
+		c, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.Ping(context.Background())
+		want := "llm: GET " + srv.URL + `/models: HTTP 200: the endpoint answered with an HTML page (text/html, "Open WebUI"), not the OpenAI API: check llm.base_url and any proxy in between`
+		if err == nil || err.Error() != want || !errors.Is(err, llm.ErrNotOpenAIAPI) {
+			t.Errorf("err = %v\nwant  %s (and ErrNotOpenAIAPI)", err, want)
 		}
 	})
 	t.Run("not an OpenAI endpoint", func(t *testing.T) {

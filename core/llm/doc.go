@@ -13,7 +13,10 @@
 // Failures come back as *core.ModelError, classified from the raw HTTP
 // response rather than the library's error type, because servers disagree
 // on the shape of error bodies (OpenAI {"error":{"message":…}}, Ollama
-// {"error":"…"}, vLLM {"message":…}, proxies HTML).
+// {"error":"…"}, vLLM {"message":…}, proxies HTML). Their messages end with
+// the setting to check. A server that goes quiet, before its first chunk
+// (RequestTimeout) or between two (StreamIdleTimeout), ends the attempt
+// instead of holding the run forever.
 //
 // The client does not read OPENAI_* environment variables: configuration
 // resolves those fallbacks, so what is configured is what is used.

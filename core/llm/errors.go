@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -36,35 +37,44 @@ func (e *statusError) Error() string {
 	return fmt.Sprintf("HTTP %d: %s", e.status, truncate(string(e.body), 200))
 }
 
-// statusMiddleware turns every HTTP error answer into a *statusError.
-func statusMiddleware(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+// answerMiddleware turns every HTTP error answer into a *statusError and
+// every successful answer that cannot be the API's (a proxy's HTML page)
+// into a *notAPIError, which the library would otherwise read as an empty
+// stream or a JSON syntax error.
+func answerMiddleware(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 	res, err := next(req)
-	if err != nil || res.StatusCode < 400 {
+	switch {
+	case err != nil:
 		return res, err
+	case res.StatusCode >= 400:
+		defer res.Body.Close()
+		body, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+		return nil, &statusError{status: res.StatusCode, header: res.Header, body: body}
+	case res.StatusCode >= 200 && res.StatusCode < 300:
+		return checkContent(res, strings.HasSuffix(req.URL.Path, "/chat/completions"))
 	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
-	return nil, &statusError{status: res.StatusCode, header: res.Header, body: body}
+	return res, nil
 }
-
-// errNoResponse is the cancel cause when RequestTimeout runs out.
-var errNoResponse = errors.New("no response within the request timeout")
 
 // classify turns a failed call into a *core.ModelError. output says whether
 // any text, reasoning or tool call was already streamed: a connection lost
 // after that is not retried, since the user has seen half an answer.
-func classify(err error, output bool) *core.ModelError {
+func (c *Client) classify(err error, output bool) *core.ModelError {
 	var me *core.ModelError
 	if errors.As(err, &me) {
 		return me
 	}
 	var se *statusError
 	if errors.As(err, &se) {
-		return fromStatus(se.status, se.header, se.body)
+		return c.fromStatus(se.status, se.header, se.body)
 	}
 	var ae *openai.Error // not expected behind the middleware; kept as a fallback
 	if errors.As(err, &ae) {
-		return fromStatus(ae.StatusCode, http.Header{}, []byte(ae.RawJSON()))
+		return c.fromStatus(ae.StatusCode, http.Header{}, []byte(ae.RawJSON()))
+	}
+	var na *notAPIError
+	if errors.As(err, &na) {
+		return &core.ModelError{Kind: core.ModelFatal, StatusCode: na.status, Message: na.message(), Err: err}
 	}
 	var stErr *ssestream.StreamError
 	if errors.As(err, &stErr) {
@@ -124,13 +134,20 @@ func fatalTransport(err error) string {
 	return ""
 }
 
-// fromStatus classifies an HTTP error answer.
-func fromStatus(status int, h http.Header, body []byte) *core.ModelError {
+// fromStatus classifies an HTTP error answer and says what to check.
+func (c *Client) fromStatus(status int, h http.Header, body []byte) *core.ModelError {
 	msg, code := serverMessage(body)
-	if msg == "" {
-		msg = http.StatusText(status)
+	e := &core.ModelError{Kind: core.ModelFatal, StatusCode: status, RetryAfter: retryAfter(h, time.Now())}
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	switch {
+	case isHTML(mt, body):
+		e.Message = notAPIMessage(status, "an HTML page", mt, htmlTitle(body))
+		e.Err = ErrNotOpenAIAPI
+	case msg == "":
+		e.Message = withAdvice(http.StatusText(status), c.statusAdvice(status, code, ""))
+	default:
+		e.Message = withAdvice(msg, c.statusAdvice(status, code, msg))
 	}
-	e := &core.ModelError{Kind: core.ModelFatal, StatusCode: status, Message: msg, RetryAfter: retryAfter(h, time.Now())}
 	switch {
 	case status == http.StatusTooManyRequests && code == "insufficient_quota":
 		// Out of credit: waiting does not help.

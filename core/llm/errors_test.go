@@ -1,7 +1,9 @@
 package llm_test
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"net"
 	"strconv"
 	"strings"
@@ -68,8 +70,9 @@ func TestGenerateFatalStatus(t *testing.T) {
 			c := newClient(t, fake, llm.Config{})
 			_, _, err := generate(t, c, userRequest("hi"))
 			me := modelError(t, err, core.ModelFatal)
-			if me.Message != tt.msg || me.StatusCode != tt.status {
-				t.Errorf("got %d %q, want %d %q", me.StatusCode, me.Message, tt.status, tt.msg)
+			// The server's message comes first; advice may follow.
+			if !strings.HasPrefix(me.Message, tt.msg) || me.StatusCode != tt.status {
+				t.Errorf("got %d %q, want %d %q…", me.StatusCode, me.Message, tt.status, tt.msg)
 			}
 		})
 	}
@@ -138,25 +141,70 @@ func TestGenerateStopDuringHold(t *testing.T) {
 	}
 }
 
-func TestGenerateRequestTimeoutBeforeFirstChunk(t *testing.T) {
-	fake := llmfake.New(t)
-	fake.Push(llmfake.Reply{Text: "late", FirstTokenDelay: time.Minute})
-	c := newClient(t, fake, llm.Config{RequestTimeout: 100 * time.Millisecond})
-
-	start := time.Now()
-	_, _, err := generate(t, c, userRequest("hi"))
-	modelError(t, err, core.ModelTransient)
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("took %v", d)
+func TestGenerateRequestTimeout(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply llmfake.Reply
+	}{
+		{"no headers", llmfake.Reply{Text: "never", NeverAnswer: true}},
+		{"headers, then nothing", llmfake.Reply{Text: "never", StallAfterHeaders: true}},
+		{"headers, then a late first chunk", llmfake.Reply{Text: "late", FirstTokenDelay: time.Minute}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := llmfake.New(t)
+			fake.Push(tt.reply)
+			c := newClient(t, fake, llm.Config{RequestTimeout: 100 * time.Millisecond, StreamIdleTimeout: time.Hour})
+			_, _, err := generate(t, c, userRequest("hi"))
+			me := modelError(t, err, core.ModelTransient)
+			want := "the model server at " + fake.URL + " sent no answer within 100ms (llm.timeout): check that it is up and not overloaded, " +
+				"or raise llm.timeout for a model that is slow to start"
+			if me.Message != want {
+				t.Errorf("message %q\nwant    %q", me.Message, want)
+			}
+		})
 	}
 }
 
-func TestGenerateRequestTimeoutDoesNotCutStream(t *testing.T) {
+func TestGenerateStreamIdleTimeout(t *testing.T) {
+	t.Run("after three tokens", func(t *testing.T) {
+		fake := llmfake.New(t)
+		fake.Push(llmfake.Reply{Text: "Scaling web to five replicas", StallAfterTokens: 3})
+		c := newClient(t, fake, llm.Config{RequestTimeout: time.Hour, StreamIdleTimeout: 100 * time.Millisecond})
+		resp, rec, err := generate(t, c, userRequest("scale web"))
+		// The user saw part of an answer: not retried, and not an answer.
+		me := modelError(t, err, core.ModelFatal)
+		want := "the model stream went silent for 100ms (llm.stream_idle_timeout) after 3 tokens; the answer is incomplete: " +
+			"check that the model server at " + fake.URL + " is not overloaded"
+		if me.Message != want {
+			t.Errorf("message %q\nwant    %q", me.Message, want)
+		}
+		if text, _ := rec.text(); text != "Scaling web to " {
+			t.Errorf("streamed %q, want the three tokens sent", text)
+		}
+		if resp.Message.Content != "" || resp.FinishReason != "" {
+			t.Errorf("a stalled stream returned an answer: %+v", resp)
+		}
+	})
+	t.Run("before the first token", func(t *testing.T) {
+		fake := llmfake.New(t)
+		// Without tokens the reply holds right after its role chunk.
+		fake.Push(llmfake.Reply{Hold: make(chan struct{})})
+		c := newClient(t, fake, llm.Config{RequestTimeout: time.Hour, StreamIdleTimeout: 100 * time.Millisecond})
+		_, _, err := generate(t, c, userRequest("hi"))
+		me := modelError(t, err, core.ModelTransient)
+		if !strings.HasPrefix(me.Message, "the model stream went silent for 100ms (llm.stream_idle_timeout) after 0 tokens: ") {
+			t.Errorf("message %q", me.Message)
+		}
+	})
+}
+
+func TestGenerateTimeoutsDoNotCutASteadyStream(t *testing.T) {
 	fake := llmfake.New(t)
 	text := strings.Repeat("word ", 12)
 	fake.Push(llmfake.Reply{Text: text, TokenDelay: 100 * time.Millisecond})
-	// The stream lasts well over a second; only its start is bounded.
-	c := newClient(t, fake, llm.Config{RequestTimeout: 500 * time.Millisecond})
+	// The stream lasts well over a second; only its start and its gaps are bounded.
+	c := newClient(t, fake, llm.Config{RequestTimeout: 500 * time.Millisecond, StreamIdleTimeout: 500 * time.Millisecond})
 
 	resp, _, err := generate(t, c, userRequest("hi"))
 	if err != nil {
@@ -164,6 +212,54 @@ func TestGenerateRequestTimeoutDoesNotCutStream(t *testing.T) {
 	}
 	if resp.Message.Content != text {
 		t.Errorf("content = %q", resp.Message.Content)
+	}
+}
+
+func TestGenerateStopPreemptsTimeouts(t *testing.T) {
+	tests := []struct {
+		name   string
+		reply  llmfake.Reply
+		tokens int // streamed before the silence
+	}{
+		{"waiting for an answer", llmfake.Reply{Text: "never", NeverAnswer: true}, 0},
+		{"waiting for the next chunk", llmfake.Reply{Text: "Scaling web to five replicas", StallAfterTokens: 3}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := llmfake.New(t)
+			fake.Push(tt.reply)
+			c := newClient(t, fake, llm.Config{RequestTimeout: time.Hour, StreamIdleTimeout: time.Hour})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			silent := make(chan struct{})
+			if tt.tokens == 0 {
+				go func() { fake.WaitRequests(1, 10*time.Second); close(silent) }()
+			}
+			done := make(chan error, 1)
+			go func() {
+				n := 0
+				_, err := c.Generate(ctx, userRequest("hi"), func(core.Delta) {
+					if n++; n == tt.tokens {
+						close(silent)
+					}
+				})
+				done <- err
+			}()
+			select {
+			case <-silent:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the server did not reach its silence")
+			}
+			cancel()
+			select {
+			case err := <-done:
+				if err != context.Canceled {
+					t.Errorf("err = %v, want context.Canceled", err)
+				}
+			case <-time.After(time.Second):
+				t.Fatal("Generate did not return within 1 s of cancellation")
+			}
+		})
 	}
 }
 
@@ -212,4 +308,76 @@ func closedAddr(t *testing.T) string {
 	addr := l.Addr().String()
 	l.Close()
 	return addr
+}
+
+// TestGenerateErrorsSayWhatToCheck: issue 9, model error texts say which
+// setting to check.
+func TestGenerateErrorsSayWhatToCheck(t *testing.T) {
+	const login = `<!DOCTYPE html><html><head><title>Sign in - Corp SSO</title></head><body><form>…</form></body></html>`
+	const badGateway = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+	tests := []struct {
+		name   string
+		reply  llmfake.Reply
+		cfg    llm.Config
+		noV1   bool // the base URL lacks /v1
+		kind   core.ModelErrorKind
+		status int
+		want   string // with {base} for the base URL
+		notAPI bool
+	}{
+		{name: "401 names the key's origin",
+			reply: llmfake.Reply{Status: 401, ErrorCode: "invalid_api_key", ErrorMessage: "Incorrect API key provided: sk-wro***ong."},
+			cfg:   llm.Config{APIKey: "sk-wrong", APIKeyOrigin: "set by OPENAI_API_KEY"},
+			kind:  core.ModelFatal, status: 401,
+			want: "Incorrect API key provided: sk-wro***ong. Check llm.api_key (set by OPENAI_API_KEY)"},
+		{name: "401 without a key says none was sent",
+			reply: llmfake.Reply{Status: 401, ErrorMessage: "Unauthorized"},
+			cfg:   llm.Config{APIKeyOrigin: "OPENAI_API_KEY is only sent to OpenAI or to OPENAI_BASE_URL"},
+			kind:  core.ModelFatal, status: 401,
+			want: "Unauthorized: no API key was sent: set llm.api_key (OPENAI_API_KEY is only sent to OpenAI or to OPENAI_BASE_URL)"},
+		{name: "403 names the key and the model",
+			reply: llmfake.Reply{Status: 403, ErrorMessage: "Project does not have access to model gpt-5"},
+			cfg:   llm.Config{APIKey: "sk-proj", Model: "gpt-5", APIKeyOrigin: "set in opsgate.yaml"},
+			kind:  core.ModelFatal, status: 403,
+			want: `Project does not have access to model gpt-5: check llm.api_key (set in opsgate.yaml), and that it may use llm.model ("gpt-5")`},
+		{name: "404 model not found names llm.model",
+			reply: llmfake.Reply{Status: 404, ErrorCode: "model_not_found", ErrorMessage: "The model `gpt-9` does not exist or you do not have access to it."},
+			cfg:   llm.Config{Model: "gpt-9"},
+			kind:  core.ModelFatal, status: 404,
+			want: "The model `gpt-9` does not exist or you do not have access to it. " +
+				`Check llm.model ("gpt-9"): it must be a model this endpoint serves (GET {base}/models lists them)`},
+		{name: "404 path names llm.base_url",
+			noV1: true,
+			kind: core.ModelFatal, status: 404,
+			want: "llmfake: no route for POST /api/chat/completions: check llm.base_url ({base}): it usually ends in /v1"},
+		{name: "HTML 200 is not the API",
+			reply: llmfake.Reply{HTML: login},
+			kind:  core.ModelFatal, status: 200, notAPI: true,
+			want: `the endpoint answered with an HTML page (text/html, "Sign in - Corp SSO"), not the OpenAI API: check llm.base_url and any proxy in between`},
+		{name: "HTML 502 is a proxy's error page",
+			reply: llmfake.Reply{Status: 502, HTML: badGateway},
+			kind:  core.ModelTransient, status: 502, notAPI: true,
+			want: `the endpoint answered with an HTML page (text/html, "502 Bad Gateway"), not the OpenAI API: ` +
+				"a proxy in between could not get an answer from the model server behind it; check that server, and llm.base_url"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := llmfake.New(t)
+			fake.Push(tt.reply)
+			cfg := tt.cfg
+			if tt.noV1 {
+				cfg.BaseURL = strings.TrimSuffix(fake.URL, "/v1") + "/api"
+			}
+			c := newClient(t, fake, cfg)
+			base := cmp.Or(cfg.BaseURL, fake.URL)
+			_, _, err := generate(t, c, userRequest("hi"))
+			me := modelError(t, err, tt.kind)
+			if want := strings.ReplaceAll(tt.want, "{base}", base); me.Message != want || me.StatusCode != tt.status {
+				t.Errorf("got  %d %q\nwant %d %q", me.StatusCode, me.Message, tt.status, want)
+			}
+			if errors.Is(err, llm.ErrNotOpenAIAPI) != tt.notAPI {
+				t.Errorf("errors.Is(err, ErrNotOpenAIAPI) = %v, want %v", !tt.notAPI, tt.notAPI)
+			}
+		})
+	}
 }

@@ -3,8 +3,6 @@ package llm
 import (
 	"context"
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/opsgate/opsgate/core"
 )
@@ -22,25 +20,19 @@ func (c *Client) Generate(ctx context.Context, req core.ModelRequest, onDelta fu
 		onDelta = func(core.Delta) {}
 	}
 
-	// sctx carries the stream. The request timeout cancels it only until the
-	// first chunk arrives, so a long answer is never cut.
+	// sctx carries the stream; the watchdog cancels it when the server goes
+	// quiet, before the first chunk or between two.
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var firstChunk *time.Timer
-	if c.cfg.RequestTimeout > 0 {
-		firstChunk = time.AfterFunc(c.cfg.RequestTimeout, func() { cancel(errNoResponse) })
-		defer firstChunk.Stop()
-	}
+	wd := watch(cancel, c.cfg.RequestTimeout, c.cfg.StreamIdleTimeout)
+	defer wd.stop()
 
 	stream := c.chat.NewStreaming(sctx, params)
 	// Close also aborts the body read, so a stop ends the stream at once.
 	defer stream.Close()
 	var a answer
 	for stream.Next() {
-		if firstChunk != nil {
-			firstChunk.Stop()
-			firstChunk = nil
-		}
+		wd.chunk()
 		if err := a.add(stream.Current(), onDelta); err != nil {
 			return core.ModelResponse{}, err
 		}
@@ -49,15 +41,30 @@ func (c *Client) Generate(ctx context.Context, req core.ModelRequest, onDelta fu
 	if ctx.Err() != nil {
 		return core.ModelResponse{}, ctx.Err()
 	}
-	if err != nil {
-		if errors.Is(context.Cause(sctx), errNoResponse) {
-			return core.ModelResponse{}, &core.ModelError{
-				Kind:    core.ModelTransient,
-				Message: fmt.Sprintf("the model server sent nothing within %v (llm request timeout)", c.cfg.RequestTimeout),
-				Err:     errNoResponse,
-			}
+	if err != nil || a.finish == "" {
+		if e := c.quietError(context.Cause(sctx), &a); e != nil {
+			return core.ModelResponse{}, e
 		}
-		return core.ModelResponse{}, classify(err, a.output)
+	}
+	if err != nil {
+		return core.ModelResponse{}, c.classify(err, a.output)
 	}
 	return a.response()
+}
+
+// quietError is the error of an attempt the watchdog ended (cause is its
+// cancel cause), nil when it did not end it.
+func (c *Client) quietError(cause error, a *answer) *core.ModelError {
+	switch {
+	case errors.Is(cause, errNoAnswer):
+		return &core.ModelError{Kind: core.ModelTransient, Message: c.noAnswerMessage(), Err: cause}
+	case errors.Is(cause, errStreamIdle):
+		e := &core.ModelError{Kind: core.ModelTransient, Message: c.silenceMessage(a.tokens, a.output), Err: cause}
+		if a.output {
+			// Part of an answer was streamed: retrying would show it twice.
+			e.Kind = core.ModelFatal
+		}
+		return e
+	}
+	return nil
 }

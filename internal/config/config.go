@@ -46,6 +46,10 @@ type Config struct {
 	// unset maps a key path to the ${VAR}s in its value that expanded to
 	// nothing, so that an empty token can name the variable to set.
 	unset map[string][]string
+	// openAIKeyWithheld: OPENAI_API_KEY is set but not used (see fillDefaults).
+	openAIKeyWithheld bool
+	// baseURLDefaulted: nobody set llm.base_url; it is a built-in default.
+	baseURLDefaulted bool
 }
 
 // LLM is the model endpoint (any OpenAI-compatible Chat Completions API).
@@ -57,6 +61,10 @@ type LLM struct {
 	ContextWindowMessages int    `yaml:"context_window_messages"`
 	ReasoningEffort       string `yaml:"reasoning_effort"`
 	MaxTokens             int    `yaml:"max_tokens"`
+	// Timeout bounds the wait for the first chunk of an answer.
+	Timeout time.Duration `yaml:"timeout"`
+	// StreamIdleTimeout bounds the silence between two chunks of an answer.
+	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
 }
 
 // Store is where all durable state lives.
@@ -160,7 +168,7 @@ type Schedule struct {
 // other keys.
 func Defaults() Config {
 	return Config{
-		LLM:       LLM{MaxIterations: 25, ContextWindowMessages: 40},
+		LLM:       LLM{MaxIterations: 25, ContextWindowMessages: 40, Timeout: 60 * time.Second, StreamIdleTimeout: 60 * time.Second},
 		Store:     Store{URL: "sqlite://./opsgate-data/opsgate.db"},
 		Memory:    Memory{Enabled: true, TokenBudget: 2200},
 		Session:   Session{QueueMode: "steer"},

@@ -82,6 +82,7 @@ func TestLoadDefaultsWithoutFile(t *testing.T) {
 			}
 			want := Defaults()
 			want.LLM = tt.llm
+			want.LLM.Timeout, want.LLM.StreamIdleTimeout = time.Minute, time.Minute
 			if diff := cmp.Diff(want, *c, ignoreInternal); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
@@ -99,6 +100,8 @@ llm:
   max_iterations: ${ITER}
   context_window_messages: ${UNSET_NUMBER}
   reasoning_effort: low
+  timeout: 90s
+  stream_idle_timeout: ${IDLE}
 store:
   url: ./data/my.db
 memory:
@@ -132,13 +135,14 @@ schedules:
     prompt: Summarise cluster health.
     target: slack:C0123456
 `)
-	c, err := Load("", env("LLM_URL", "http://llm:8000/v1", "KEY", "k-1", "ITER", "7", "HOME", "/home/sre", "JENKINS_TOKEN", "j-2"))
+	c, err := Load("", env("LLM_URL", "http://llm:8000/v1", "KEY", "k-1", "ITER", "7", "HOME", "/home/sre", "JENKINS_TOKEN", "j-2", "IDLE", "45s"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Defaults()
 	want.File = "opsgate.yaml"
-	want.LLM = LLM{BaseURL: "http://llm:8000/v1", APIKey: "k-1", Model: "qwen3:8b", MaxIterations: 7, ContextWindowMessages: 40, ReasoningEffort: "low"}
+	want.LLM = LLM{BaseURL: "http://llm:8000/v1", APIKey: "k-1", Model: "qwen3:8b", MaxIterations: 7, ContextWindowMessages: 40, ReasoningEffort: "low",
+		Timeout: 90 * time.Second, StreamIdleTimeout: 45 * time.Second}
 	want.Store.URL = "./data/my.db"
 	want.Memory.Enabled = false
 	want.Session.QueueMode = "followup"
@@ -187,6 +191,8 @@ tools:
 		"OPSGATE_SESSION_QUEUE_MODE", "interrupt",
 		"OPSGATE_MEMORY_ENABLED", "false",
 		"OPSGATE_APPROVALS_EXPIRY", "5m",
+		"OPSGATE_LLM_TIMEOUT", "2m",
+		"OPSGATE_LLM_STREAM_IDLE_TIMEOUT", "30s",
 		"OPSGATE_SLACK_API_URL", "http://slack-fake/api",
 		"OPSGATE_TOOLS_SERVERS", `[{"name":"argo","url":"http://argo:9000/mcp"},{name: k8s, command: kubectl-mcp}]`,
 		"OPSGATE_TOOLS_DEFAULT_TOOLSETS", "argo",
@@ -200,12 +206,14 @@ tools:
 		"tg_token": c.Telegram.Token, "tg_users": c.Telegram.AllowedUsers, "queue": c.Session.QueueMode,
 		"memory": c.Memory.Enabled, "expiry": c.Approvals.Expiry, "slack_api": c.Slack.APIURL,
 		"servers": len(c.Tools.Servers), "default_toolsets": c.Tools.DefaultToolsets, "schedule": c.Schedules[0].Name,
+		"timeout": c.LLM.Timeout, "stream_idle_timeout": c.LLM.StreamIdleTimeout,
 	}
 	want := map[string]any{
 		"base_url": "http://from-env:8000/v1", "max_iterations": 9, "api_key": "",
 		"tg_token": "tg-token", "tg_users": []int64{1, 2, 3}, "queue": "interrupt",
 		"memory": false, "expiry": 5 * time.Minute, "slack_api": "http://slack-fake/api/",
 		"servers": 2, "default_toolsets": []string{"argo"}, "schedule": "nightly",
+		"timeout": 2 * time.Minute, "stream_idle_timeout": 30 * time.Second,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("overrides (-want +got):\n%s", diff)
@@ -297,8 +305,16 @@ func TestLoadErrors(t *testing.T) {
 			`config: llm.reasoning_effort: "extreme" is not one of none, minimal, low, medium, high, xhigh (or empty for the model's default)`},
 		{"negative max_tokens", "llm: {max_tokens: -1}", nil,
 			"config: llm.max_tokens: must be 0 (no limit) or more (got -1)"},
+		{"zero timeout", "llm: {timeout: 0s}", nil,
+			"config: llm.timeout: must be a positive duration such as 60s (got 0s)"},
+		{"timeout not a duration", "llm:\n  timeout: 60", nil,
+			`config: llm.timeout: "60" is not a duration (use a number with a unit, e.g. 30m or 1h) (c.yaml line 2)`},
+		{"negative stream idle timeout from env", "", []string{"OPSGATE_LLM_STREAM_IDLE_TIMEOUT", "-5s"},
+			"config: llm.stream_idle_timeout: must be a positive duration such as 60s (got -5s) (set by OPSGATE_LLM_STREAM_IDLE_TIMEOUT)"},
 		{"base_url", "llm: {base_url: localhost:11434}", nil,
 			`config: llm.base_url: "localhost:11434" is not an http:// or https:// URL`},
+		{"OPENAI_BASE_URL fallback", "", []string{"OPENAI_BASE_URL", "localhost:4000"},
+			`config: llm.base_url: "localhost:4000" is not an http:// or https:// URL (set by OPENAI_BASE_URL)`},
 		{"unknown key with typo", "llm:\n  bse_url: http://x/v1", nil,
 			"config: llm.bse_url: unknown key (did you mean llm.base_url?) (c.yaml line 2)"},
 		{"unknown key in camel case", "llm:\n  maxIterations: 3", nil,
@@ -390,6 +406,44 @@ func TestLoadErrors(t *testing.T) {
 			}
 			if err.Error() != tt.want {
 				t.Errorf("err  = %q\nwant = %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestAPIKeyOrigin(t *testing.T) {
+	tests := []struct {
+		name, body string
+		env        []string
+		origin     string
+		withheld   bool
+		defaulted  bool
+	}{
+		{name: "OPENAI_API_KEY for OpenAI", env: []string{"OPENAI_API_KEY", "sk-1"},
+			origin: "set by OPENAI_API_KEY", defaulted: true},
+		{name: "OPENAI_API_KEY with OPENAI_BASE_URL", env: []string{"OPENAI_API_KEY", "sk-1", "OPENAI_BASE_URL", "http://litellm:4000/v1"},
+			origin: "set by OPENAI_API_KEY"},
+		{name: "OPENAI_API_KEY withheld from another endpoint", env: []string{"OPENAI_API_KEY", "sk-1", "OPSGATE_LLM_BASE_URL", "https://vllm.internal/v1"},
+			origin: "OPENAI_API_KEY is set but only sent to OpenAI or to OPENAI_BASE_URL", withheld: true},
+		{name: "withheld from a configured Ollama", body: "llm: {base_url: 'http://127.0.0.1:11434/v1'}", env: []string{"OPENAI_API_KEY", "sk-1"},
+			origin: "OPENAI_API_KEY is set but only sent to OpenAI or to OPENAI_BASE_URL", withheld: true},
+		{name: "key in the file", body: "llm: {base_url: 'https://vllm.internal/v1', api_key: k-1}", env: []string{"OPENAI_API_KEY", "sk-1"},
+			origin: "set in c.yaml"},
+		{name: "key from OPSGATE_LLM_API_KEY", env: []string{"OPSGATE_LLM_API_KEY", "k-2", "OPSGATE_LLM_BASE_URL", "https://vllm.internal/v1"},
+			origin: "set by OPSGATE_LLM_API_KEY"},
+		{name: "no key for the default Ollama", defaulted: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := inEmptyDir(t)
+			writeFile(t, dir, "c.yaml", tt.body)
+			c, err := Load("c.yaml", env(tt.env...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.APIKeyOrigin() != tt.origin || c.OpenAIKeyWithheld() != tt.withheld || c.BaseURLDefaulted() != tt.defaulted {
+				t.Errorf("origin %q, withheld %v, defaulted %v; want %q, %v, %v",
+					c.APIKeyOrigin(), c.OpenAIKeyWithheld(), c.BaseURLDefaulted(), tt.origin, tt.withheld, tt.defaulted)
 			}
 		})
 	}

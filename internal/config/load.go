@@ -141,15 +141,21 @@ func (c *Config) fillDefaults(getenv func(string) string) {
 	baseFromEnv := false
 	if l.BaseURL == "" {
 		l.BaseURL, baseFromEnv = getenv("OPENAI_BASE_URL"), true
+		c.setSource("llm.base_url", "OPENAI_BASE_URL", l.BaseURL)
 	}
 	// OPENAI_API_KEY is only sent where OpenAI's own variables point: to
 	// OPENAI_BASE_URL or OpenAI. Another llm.base_url needs llm.api_key,
 	// so a key is never leaked to an unrelated endpoint.
-	if l.APIKey == "" && (baseFromEnv || isOpenAI(l.BaseURL)) {
-		l.APIKey = getenv("OPENAI_API_KEY")
+	if l.APIKey == "" {
+		if key := getenv("OPENAI_API_KEY"); baseFromEnv || isOpenAI(l.BaseURL) {
+			l.APIKey = key
+			c.setSource("llm.api_key", "OPENAI_API_KEY", key)
+		} else {
+			c.openAIKeyWithheld = key != ""
+		}
 	}
 	if l.BaseURL == "" {
-		l.BaseURL = OllamaBaseURL
+		l.BaseURL, c.baseURLDefaulted = OllamaBaseURL, true
 		if l.APIKey != "" {
 			l.BaseURL = OpenAIBaseURL
 		}
@@ -183,3 +189,39 @@ func IsOllama(base string) bool {
 
 // Source returns the environment variable that set the key at path, or "".
 func (c *Config) Source(path string) string { return c.sources[path] }
+
+func (c *Config) setSource(path, env, value string) {
+	if value == "" {
+		return
+	}
+	if c.sources == nil {
+		c.sources = map[string]string{}
+	}
+	c.sources[path] = env
+}
+
+// OpenAIKeyWithheld reports whether OPENAI_API_KEY is set but not sent,
+// because llm.base_url is neither OpenAI nor OPENAI_BASE_URL and
+// llm.api_key is unset.
+func (c *Config) OpenAIKeyWithheld() bool { return c.openAIKeyWithheld }
+
+// BaseURLDefaulted reports whether llm.base_url is a built-in default
+// (OpenAI or the local Ollama) that nobody set.
+func (c *Config) BaseURLDefaulted() bool { return c.baseURLDefaulted }
+
+// APIKeyOrigin says where llm.api_key came from ("set by OPENAI_API_KEY",
+// "set in opsgate.yaml"), or why none is sent when OPENAI_API_KEY is
+// withheld; "" otherwise. Advice about a rejected key shows it.
+func (c *Config) APIKeyOrigin() string {
+	switch {
+	case c.LLM.APIKey == "" && c.openAIKeyWithheld:
+		return "OPENAI_API_KEY is set but only sent to OpenAI or to OPENAI_BASE_URL"
+	case c.LLM.APIKey == "":
+		return ""
+	case c.sources["llm.api_key"] != "":
+		return "set by " + c.sources["llm.api_key"]
+	case c.File != "":
+		return "set in " + c.File
+	}
+	return ""
+}

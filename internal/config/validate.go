@@ -60,6 +60,13 @@ func (c *Config) validateLLM() error {
 	if l.MaxTokens < 0 {
 		return c.errorf("llm.max_tokens", "must be 0 (no limit) or more (got %d)", l.MaxTokens)
 	}
+	// Zero would mean waiting forever on a model server that never answers.
+	if l.Timeout <= 0 {
+		return c.errorf("llm.timeout", "must be a positive duration such as 60s (got %s)", l.Timeout)
+	}
+	if l.StreamIdleTimeout <= 0 {
+		return c.errorf("llm.stream_idle_timeout", "must be a positive duration such as 60s (got %s)", l.StreamIdleTimeout)
+	}
 	return nil
 }
 

@@ -44,10 +44,16 @@ func New(t testing.TB, extra ...tools.ServerConfig) *Stack {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Store.Close() })
-	if s.Model, err = llm.New(llm.Config{BaseURL: s.LLM.URL, APIKey: "test-key", Model: "test-model"}); err != nil {
+	if s.Model, err = llm.New(s.ModelConfig()); err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// ModelConfig is Model's configuration, for a test that needs a client of
+// the same fake with other settings (timeouts).
+func (s *Stack) ModelConfig() llm.Config {
+	return llm.Config{BaseURL: s.LLM.URL, APIKey: "test-key", Model: "test-model"}
 }
 
 // Config is the engine configuration tests start from: a system prompt,

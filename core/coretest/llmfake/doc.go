@@ -8,6 +8,9 @@
 // consumes one) or [Server.SetResponder], and inspects what the client sent
 // with [Server.Requests]. A request with nothing scripted for it gets an HTTP
 // 500, so a test that runs out of replies fails loudly instead of hanging.
+// A reply may also script what broken deployments do: an error status, an
+// HTML page from a proxy, a server that never answers or one that goes
+// silent after the headers or mid-answer.
 //
 // The server is honest rather than lenient: like OpenAI it rejects a
 // transcript whose tool messages do not answer the preceding assistant

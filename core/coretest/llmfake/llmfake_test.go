@@ -2,7 +2,9 @@ package llmfake_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -188,5 +190,107 @@ func TestCloseEndsHeldStream(t *testing.T) {
 	case <-closed:
 	case <-time.After(5 * time.Second):
 		t.Fatal("Close blocked on a held stream")
+	}
+}
+
+const chatBody = `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+
+// postWithin posts a chat request that the client gives up on after d.
+func postWithin(t *testing.T, s *llmfake.Server, d time.Duration) (*http.Response, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/chat/completions", strings.NewReader(chatBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err == nil {
+		t.Cleanup(func() { res.Body.Close() })
+	}
+	return res, err
+}
+
+func TestSilentServers(t *testing.T) {
+	const patience = 300 * time.Millisecond
+	t.Run("never answers", func(t *testing.T) {
+		s := llmfake.New(t)
+		s.Push(llmfake.Reply{Text: "never sent", NeverAnswer: true})
+		if res, err := postWithin(t, s, patience); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("got %v, %v; want no response at all", res, err)
+		}
+		if n := len(s.Requests()); n != 1 {
+			t.Errorf("%d requests recorded, want 1", n)
+		}
+	})
+	t.Run("stalls after the headers", func(t *testing.T) {
+		s := llmfake.New(t)
+		s.Push(llmfake.Reply{Text: "never sent", StallAfterHeaders: true})
+		res, err := postWithin(t, s, patience)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+			t.Fatalf("got %d %s, want the event-stream headers", res.StatusCode, res.Header.Get("Content-Type"))
+		}
+		if body, err := io.ReadAll(res.Body); len(body) != 0 || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("body %q, %v; want nothing until the client gives up", body, err)
+		}
+	})
+	t.Run("stalls after three tokens", func(t *testing.T) {
+		s := llmfake.New(t)
+		s.Push(llmfake.Reply{Text: "Scaling web to five replicas now", StallAfterTokens: 3})
+		res, err := postWithin(t, s, patience)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(res.Body)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("read: %v, want the stream to hang until the client gives up", err)
+		}
+		var text strings.Builder
+		for _, ev := range events(t, strings.NewReader(string(body))) {
+			var c wireChunk
+			if err := json.Unmarshal([]byte(ev), &c); err != nil {
+				t.Fatalf("event %q: %v", ev, err)
+			}
+			for _, ch := range c.Choices {
+				if ch.FinishReason != nil {
+					t.Errorf("a stalled stream sent finish_reason %q", *ch.FinishReason)
+				}
+				if ch.Delta.Content != nil {
+					text.WriteString(*ch.Delta.Content)
+				}
+			}
+		}
+		if text.String() != "Scaling web to " {
+			t.Errorf("streamed %q, want the first three words", text.String())
+		}
+	})
+}
+
+func TestHTMLAndCodedErrors(t *testing.T) {
+	s := llmfake.New(t)
+	const page = "<!DOCTYPE html><html><head><title>Sign in</title></head><body>Sign in to continue</body></html>"
+	s.Push(
+		llmfake.Reply{HTML: page},
+		llmfake.Reply{Status: 502, HTML: "<html><body><h1>502 Bad Gateway</h1></body></html>"},
+		llmfake.Reply{Status: 404, ErrorCode: "model_not_found", ErrorMessage: "The model `gpt-9` does not exist or you do not have access to it."},
+	)
+	tests := []struct {
+		status      int
+		contentType string
+		body        string
+	}{
+		{200, "text/html; charset=utf-8", page},
+		{502, "text/html; charset=utf-8", "<html><body><h1>502 Bad Gateway</h1></body></html>"},
+		{404, "application/json", `{"error":{"code":"model_not_found","message":"The model ` + "`gpt-9`" + ` does not exist or you do not have access to it.","param":null,"type":"invalid_request_error"}}`},
+	}
+	for _, tt := range tests {
+		res := post(t, s, chatBody)
+		body, _ := io.ReadAll(res.Body)
+		if res.StatusCode != tt.status || res.Header.Get("Content-Type") != tt.contentType || string(body) != tt.body {
+			t.Errorf("got %d %s %s\nwant %d %s %s", res.StatusCode, res.Header.Get("Content-Type"), body, tt.status, tt.contentType, tt.body)
+		}
 	}
 }

@@ -29,6 +29,26 @@ type Reply struct {
 	// ErrorMessage is the error message for Status and MidStreamError's
 	// default; http.StatusText(Status) when empty.
 	ErrorMessage string
+	// ErrorCode is sent as error.code with Status, as OpenAI sends
+	// "model_not_found" or "invalid_api_key"; null when empty.
+	ErrorCode string
+	// HTML, when set, is the whole answer: this page as text/html with
+	// Status (200 when 0), which is what a reverse proxy, a login portal or
+	// a web UI in front of the model sends instead of the API.
+	HTML string
+
+	// NeverAnswer accepts the request and sends nothing, not even the
+	// response headers, until the client goes away or the server closes: a
+	// wedged model server or a proxy queueing forever.
+	NeverAnswer bool
+	// StallAfterHeaders sends the 200 and the event-stream headers, then
+	// nothing until the client goes away or the server closes.
+	StallAfterHeaders bool
+	// StallAfterTokens, when above 0, goes silent after that many token
+	// chunks (text, thinking or tool-call fragments) until the client goes
+	// away or the server closes: a model server that hangs mid-answer. A
+	// reply with fewer token chunks is streamed whole.
+	StallAfterTokens int
 
 	// FirstTokenDelay is waited after the response headers, before the
 	// first chunk.

@@ -1,6 +1,7 @@
 package llmfake
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -148,11 +149,18 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "", fmt.Sprintf("llmfake: no scripted reply for request %d", n))
 		return
 	}
-	if reply.Status != 0 {
+	switch {
+	case reply.NeverAnswer:
+		waitGone(r.Context(), s.done)
+		return
+	case reply.HTML != "":
+		writeHTML(w, cmp.Or(reply.Status, http.StatusOK), reply.HTML)
+		return
+	case reply.Status != 0:
 		if reply.RetryAfter != "" {
 			w.Header().Set("Retry-After", reply.RetryAfter)
 		}
-		writeError(w, reply.Status, "", reply.ErrorMessage)
+		writeError(w, reply.Status, reply.ErrorCode, reply.ErrorMessage)
 		return
 	}
 	id := fmt.Sprintf("chatcmpl-llmfake-%d", n)
@@ -235,6 +243,12 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 		c = code
 	}
 	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": c}})
+}
+
+func writeHTML(w http.ResponseWriter, status int, page string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	io.WriteString(w, page)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -73,6 +73,10 @@ func (st *stream) run() {
 	h.Set("Connection", "keep-alive")
 	st.w.WriteHeader(http.StatusOK)
 	st.flush()
+	if st.reply.StallAfterHeaders {
+		waitGone(st.ctx, st.done)
+		return
+	}
 
 	if !st.sleep(st.reply.FirstTokenDelay) {
 		return
@@ -174,6 +178,10 @@ func (st *stream) send(d delta, finish *string, token bool) bool {
 	}
 	if token {
 		st.tokens++
+		if st.tokens == st.reply.StallAfterTokens {
+			waitGone(st.ctx, st.done)
+			return false
+		}
 		if !st.held {
 			return st.hold()
 		}
@@ -227,6 +235,15 @@ func (st *stream) flush() bool {
 		return false
 	}
 	return true
+}
+
+// waitGone blocks until the client goes away (ctx) or the server closes
+// (done).
+func waitGone(ctx context.Context, done <-chan struct{}) {
+	select {
+	case <-ctx.Done():
+	case <-done:
+	}
 }
 
 // sleep waits d; false when the client went away or the server closed.
