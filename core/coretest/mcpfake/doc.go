@@ -19,6 +19,9 @@
 //     50 ms when the call carries a progress token, and blocks until the
 //     seconds pass or the request is cancelled. A cancelled call is recorded
 //     with Cancelled set.
+//   - hang() is read-only and never returns on its own: it blocks until the
+//     request is cancelled (a client's timeout or stop), and is then
+//     recorded with Cancelled set.
 //
 // Every result is deterministic text naming the arguments, e.g. "scaled
 // deployment web to 3 replicas".
