@@ -41,6 +41,8 @@ type harness struct {
 	msgN   atomic.Int64
 	// wrap, when set, wraps the store the engines use.
 	wrap func(core.Store) core.Store
+	// hostOpts configure the tool host.
+	hostOpts []tools.Option
 }
 
 type option func(*harness, *[]tools.ServerConfig)
@@ -60,6 +62,10 @@ func withStoreWrapper(wrap func(core.Store) core.Store) option {
 	return func(h *harness, _ *[]tools.ServerConfig) { h.wrap = wrap }
 }
 
+func withHostOptions(opts ...tools.Option) option {
+	return func(h *harness, _ *[]tools.ServerConfig) { h.hostOpts = append(h.hostOpts, opts...) }
+}
+
 func withServer(sc tools.ServerConfig) option {
 	return func(_ *harness, s *[]tools.ServerConfig) { *s = append(*s, sc) }
 }
@@ -71,7 +77,7 @@ func newHarness(t *testing.T, opts ...option) *harness {
 	for _, o := range opts {
 		o(h, &servers)
 	}
-	h.stack = enginetest.New(t, servers...)
+	h.stack = enginetest.NewWithTools(t, h.hostOpts, servers...)
 	h.llm, h.k8s, h.host, h.store = h.stack.LLM, h.stack.K8s, h.stack.Tools, h.stack.Store
 	h.eng, h.rec = h.newEngine()
 	return h

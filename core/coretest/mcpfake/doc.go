@@ -40,11 +40,12 @@
 //		os.Exit(m.Run())
 //	}
 //
-// and configure the server as Command os.Args[0], Args ["-test.run=^$"]
-// (a binary lacking that TestMain then runs no tests instead of recursing)
-// and Env {EnvStdio: "1"}. Pass every variable the child needs in Env:
-// core/tools does not hand a child opsgate's environment. Under -race add
-// GORACE=atexit_sleep_ms=0, or each stopped child costs a second.
+// and configure the server with the command, arguments and environment
+// StdioChild returns: os.Args[0], ["-test.run=^$"] (a binary lacking that
+// TestMain then runs no tests instead of recursing) and {EnvStdio: "1"}
+// plus GORACE=atexit_sleep_ms=0, without which each stopped -race child
+// costs a second. Pass every variable the child needs to StdioChild:
+// core/tools does not hand a child opsgate's environment.
 //
 // The child serves a fresh fixture on stdin/stdout and exits when stdin
 // closes. EnvPIDFile makes it write its process id to a file (so a test can
