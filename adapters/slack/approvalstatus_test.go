@@ -8,20 +8,28 @@ import (
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
-// The run's status message (the draft that paused for approval) stops
-// saying it waits once the approved tool ran: the chat.update calls for it
-// end with text that points to the answer below, with no "awaiting
-// approval" left.
-func TestStatusMessageAfterApprovalNoLongerWaits(t *testing.T) {
-	s := newStack(t)
+// requestScale has alice ask in #ops to scale web to 3; the model answers
+// "Scaling web." with the call, and after it "Web runs 3 replicas now.".
+// It returns the thread and the approval card.
+func (s *stack) requestScale() (root string, card slacktest.Message) {
+	s.t.Helper()
 	root, ev := s.fake.Mention(chOps, alice, "scale web to 3", "")
 	s.loadWriteTools(key(chOps, root))
 	s.llm.Push(
 		llmfake.Reply{Text: "Scaling web.", ToolCalls: []llmfake.ToolCall{call("c1", "scale_deployment", `{"name":"web","namespace":"prod","replicas":3}`)}},
 		llmfake.Reply{Text: "Web runs 3 replicas now."},
 	)
-	s.fake.SendEvent(t, ev)
-	card := s.waitCard(chOps, root)
+	s.fake.SendEvent(s.t, ev)
+	return root, s.waitCard(chOps, root)
+}
+
+// The run's status message (the draft that paused for approval) stops
+// saying it waits once the approved tool ran: the chat.update calls for it
+// end with text that points to the answer below, with no "awaiting
+// approval" left.
+func TestStatusMessageAfterApprovalNoLongerWaits(t *testing.T) {
+	s := newStack(t)
+	root, card := s.requestScale()
 	var status slacktest.Message
 	s.waitReplies(chOps, root, "the status message waiting for approval", func(ms []slacktest.Message) bool {
 		for _, m := range ms {
