@@ -44,6 +44,8 @@ type harness struct {
 	wrap func(core.Store) core.Store
 	// model, when set, changes the model client's configuration.
 	model func(*llm.Config)
+	// hostOpts configure the tool host.
+	hostOpts []tools.Option
 }
 
 type option func(*harness, *[]tools.ServerConfig)
@@ -68,6 +70,10 @@ func withModel(f func(*llm.Config)) option {
 	return func(h *harness, _ *[]tools.ServerConfig) { h.model = f }
 }
 
+func withHostOptions(opts ...tools.Option) option {
+	return func(h *harness, _ *[]tools.ServerConfig) { h.hostOpts = append(h.hostOpts, opts...) }
+}
+
 func withServer(sc tools.ServerConfig) option {
 	return func(_ *harness, s *[]tools.ServerConfig) { *s = append(*s, sc) }
 }
@@ -79,7 +85,7 @@ func newHarness(t *testing.T, opts ...option) *harness {
 	for _, o := range opts {
 		o(h, &servers)
 	}
-	h.stack = enginetest.New(t, servers...)
+	h.stack = enginetest.NewWithTools(t, h.hostOpts, servers...)
 	h.llm, h.k8s, h.host, h.store = h.stack.LLM, h.stack.K8s, h.stack.Tools, h.stack.Store
 	if h.model != nil {
 		mc := h.stack.ModelConfig()

@@ -18,7 +18,8 @@ type runState struct {
 	resumed   bool
 	batch     []PendingCall // the tool calls the gate works on
 	offered   map[string]Tool
-	memoryMsg string // memory_prepare's additional system message for this turn
+	withheld  map[string]Tool // write tools of toolsets loaded read-only
+	memoryMsg string          // memory_prepare's additional system message for this turn
 	memLoaded bool
 	reported  map[string]bool // unavailable toolsets already told to the user
 	started   time.Time

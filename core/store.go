@@ -130,7 +130,7 @@ const (
 	AuditExpired    = "expired"    // expired without a decision
 	AuditSuperseded = "superseded" // a new message replaced the request
 	AuditCancelled  = "cancelled"  // /stop cancelled the request
-	AuditRefused    = "refused"    // someone not allowed tried to decide
+	AuditRefused    = "refused"    // someone not allowed tried to decide, or the model called a tool it was not given
 	AuditMismatch   = "mismatch"   // hash check failed right before execution
 	AuditExecuted   = "executed"   // a tool ran (read or approved) and returned
 	AuditFailed     = "failed"     // a tool ran and failed

@@ -18,7 +18,7 @@ const LoadToolsetTool = "load_toolset"
 // model about toolsets that are unavailable (which the user is told about
 // too, once per run: the agent never silently goes on without them).
 func (e *Engine) catalogue(ctx context.Context, rs *runState) ([]ToolSchema, []string) {
-	rs.offered = map[string]Tool{}
+	rs.offered, rs.withheld = map[string]Tool{}, map[string]Tool{}
 	var schemas []ToolSchema
 	var notes []string
 	for _, ts := range rs.toolsets {
@@ -44,6 +44,7 @@ func (e *Engine) catalogue(ctx context.Context, rs *runState) ([]ToolSchema, []s
 		}
 		for _, t := range tools {
 			if t.Risk.NeedsApproval() && !ts.Write {
+				rs.withheld[t.Name] = t
 				continue
 			}
 			rs.offered[t.Name] = t
@@ -139,6 +140,7 @@ func (e *Engine) resolve(rs *runState, calls []ToolCall) []PendingCall {
 		if !ok {
 			pc.Tool = Tool{Name: c.Name, Risk: RiskWrite}
 			pc.Result = &ToolResult{IsError: true, Content: e.unknownToolText(c.Name, rs)}
+			e.stageAudit(rs, refusedCall(rs, c.Name))
 			batch = append(batch, pc)
 			continue
 		}
@@ -163,6 +165,21 @@ func (e *Engine) unknownToolText(name string, rs *runState) string {
 	slices.Sort(loaded)
 	return fmt.Sprintf("unknown tool %q: it is not among the loaded tools (%s). Use load_toolset to load more tools (include_write_tools for tools that change things); nothing was run.",
 		name, strings.Join(loaded, ", "))
+}
+
+// refusedCall is the audit entry of a call of a tool the model was not
+// given: a name it made up, or a write tool of a toolset loaded read-only.
+// Nothing ran, but a model reaching for tools it does not have is worth a
+// line in the record.
+func refusedCall(rs *runState, name string) AuditEntry {
+	entry := AuditEntry{Kind: AuditRefused, ConvKey: rs.run.ConvKey, RunID: rs.run.ID,
+		Actor: rs.run.Requester, Tool: name,
+		Detail: fmt.Sprintf("model called unknown tool %q: no loaded toolset offers it; nothing was run", name)}
+	if t, ok := rs.withheld[name]; ok {
+		entry.Toolset, entry.Tool, entry.Risk = t.Toolset, t.Remote, t.Risk
+		entry.Detail = fmt.Sprintf("model called %s tool %q of toolset %q, which is loaded read-only; nothing was run", t.Risk, name, t.Toolset)
+	}
+	return entry
 }
 
 func orEmptyObject(b json.RawMessage) json.RawMessage {

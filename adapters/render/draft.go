@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -24,6 +25,13 @@ type draft struct {
 	dirty  bool
 	first  time.Time // when the first visible content arrived
 	seen   time.Time // the last event
+
+	// A run paused for approval goes on in a new draft under the cards;
+	// origin is the paused draft the new one continues, which follows the
+	// run from there (resume.go). resumed: the run went on after this
+	// draft paused.
+	origin  *draft
+	resumed bool
 
 	// Delivery state, owned by the worker.
 	msgs     []sentMsg
@@ -136,19 +144,26 @@ func (d *draft) answer() *draftItem {
 	return d.text()
 }
 
-func (d *draft) applyTool(ev core.Event) bool {
-	id, name, args := "", "", ""
+// callOf returns the id, tool name and arguments of the call a tool event
+// is about; ok is false for an event about no call.
+func callOf(ev core.Event) (id, name string, args json.RawMessage, ok bool) {
 	switch {
 	case ev.Call != nil:
-		id, name, args = ev.Call.ID, ev.Call.Name, summariseArgs(ev.Call.Arguments)
+		return ev.Call.ID, ev.Call.Name, ev.Call.Arguments, true
 	case ev.Approval != nil:
-		id, name, args = ev.Approval.CallID, ev.Approval.Tool, summariseArgs(ev.Approval.Arguments)
-	default:
+		return ev.Approval.CallID, ev.Approval.Tool, ev.Approval.Arguments, true
+	}
+	return "", "", nil, false
+}
+
+func (d *draft) applyTool(ev core.Event) bool {
+	id, name, args, ok := callOf(ev)
+	if !ok {
 		return false
 	}
 	l, ok := d.tools[id]
 	if !ok {
-		l = &toolLine{name: name, args: args}
+		l = &toolLine{name: name, args: summariseArgs(args)}
 		d.tools[id] = l
 		d.items = append(d.items, draftItem{tool: l})
 		d.cur = -1

@@ -42,7 +42,8 @@ type Sender struct {
 
 	mu      sync.Mutex
 	convs   map[string]*conv
-	cards   map[string]*card // by approval id
+	cards   map[string]*card  // by approval id
+	paused  map[string]*draft // drafts of runs paused for approval, by run id
 	closed  bool
 	workers sync.WaitGroup
 
@@ -77,7 +78,7 @@ func New(p Platform, o Options) *Sender {
 	}
 	s := &Sender{
 		p: p, limits: l, lim: o.Limiter, log: o.Logger.With("component", "render"), opts: o,
-		convs: map[string]*conv{}, cards: map[string]*card{},
+		convs: map[string]*conv{}, cards: map[string]*card{}, paused: map[string]*draft{},
 	}
 	s.typer, _ = p.(Typer)
 	s.keyer, _ = p.(RateKeyer)
@@ -119,6 +120,7 @@ const (
 	opOutcome               // show a decision on its card
 	opFinal                 // deliver a completed draft, then forget it
 	opSay                   // post a notice
+	opRestate               // edit a paused draft after its run went on
 )
 
 type op struct {
@@ -146,6 +148,7 @@ func (s *Sender) Send(_ context.Context, ev core.Event) error {
 		// A run paused for approval resumes with the same id: it continues
 		// in a new draft, under the card that was decided.
 		d = newDraft(ev.RunID)
+		d.origin = s.takePausedLocked(ev.RunID)
 		c.drafts[ev.RunID] = d
 		c.order = append(c.order, d)
 	}
@@ -170,6 +173,13 @@ func (s *Sender) Send(_ context.Context, ev core.Event) error {
 		}
 	case core.EventCompleted:
 		c.ops = append(c.ops, op{kind: opFinal, d: d})
+		if ev.Status == core.RunAwaitingApproval {
+			s.rememberPausedLocked(d, now)
+		}
+	}
+	// After the run's own message, so that a final answer goes out first.
+	if p := d.origin; p != nil && p.follow(ev) {
+		c.ops = append(c.ops, op{kind: opRestate, d: p})
 	}
 	s.wakeLocked(c)
 	return nil

@@ -192,6 +192,8 @@ func (s *Sender) exec(c *conv, o op) {
 	case opOutcome:
 		s.flushBefore(c)
 		s.showOutcome(c, o.approval, o.ref)
+	case opRestate:
+		s.restate(c, o.d)
 	}
 }
 

@@ -18,14 +18,7 @@ func call(id, name, args string) llmfake.ToolCall {
 // private refusal and is audited, and runs nothing.
 func TestApprovalByApproverRunsStrangerRefused(t *testing.T) {
 	s := newStack(t)
-	root, ev := s.fake.Mention(chOps, alice, "scale web to 3", "")
-	s.loadWriteTools(key(chOps, root))
-	s.llm.Push(
-		llmfake.Reply{Text: "Scaling web.", ToolCalls: []llmfake.ToolCall{call("c1", "scale_deployment", `{"name":"web","namespace":"prod","replicas":3}`)}},
-		llmfake.Reply{Text: "Web runs 3 replicas now."},
-	)
-	s.fake.SendEvent(t, ev)
-	card := s.waitCard(chOps, root)
+	root, card := s.requestScale()
 	if !strings.Contains(card.Plain(), "scale_deployment") || !strings.Contains(card.Plain(), "@alice") {
 		t.Errorf("card should name the tool and the requester: %q", card.Plain())
 	}

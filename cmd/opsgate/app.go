@@ -43,10 +43,11 @@ func newTools(cfg *config.Config, log *slog.Logger, opts ...tools.Option) (*tool
 	for i, s := range cfg.Tools.Servers {
 		servers[i] = tools.ServerConfig{
 			Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env,
-			URL: s.URL, Headers: s.Headers,
+			URL: s.URL, Headers: s.Headers, CallTimeout: s.CallTimeout,
 		}
 	}
-	return tools.New(servers, append([]tools.Option{tools.WithLogger(log.With("component", "tools"))}, opts...)...)
+	base := []tools.Option{tools.WithLogger(log.With("component", "tools")), tools.WithCallTimeout(cfg.Tools.CallTimeout)}
+	return tools.New(servers, append(base, opts...)...)
 }
 
 // openStore opens (creating and migrating) the store named by store.url.

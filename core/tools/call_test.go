@@ -166,10 +166,7 @@ func TestCallCancelReturnsPromptly(t *testing.T) {
 				t.Fatal("Call did not return after cancel")
 			}
 
-			deadline := time.Now().Add(10 * time.Second)
-			for f.Running() > 0 && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
+			waitIdle(t, f)
 			if calls := f.Calls(); len(calls) != 1 || !calls[0].Cancelled {
 				t.Errorf("fixture calls = %+v, want slow_check recorded as cancelled", calls)
 			}
@@ -177,26 +174,147 @@ func TestCallCancelReturnsPromptly(t *testing.T) {
 	}
 }
 
+// A call that outlives tools.call_timeout is cancelled and answered with
+// an error result; the same connection serves the next call. More calls
+// hang at once than mcp-go's stdio server has workers (5): were the
+// cancellations not reaching the server, the next call would queue
+// behind them and time out too.
 func TestCallTimeoutIsResult(t *testing.T) {
-	f := mcpfake.New()
-	h, err := tools.New([]tools.ServerConfig{{Name: "k8s", InProcess: f.Server}},
-		tools.WithLogger(coretest.Logger(t)), tools.WithCallTimeout(200*time.Millisecond))
+	const hung = 6
+	for name, server := range transports(t) {
+		t.Run(name, func(t *testing.T) {
+			cfg, f := server(t)
+			h, err := tools.New([]tools.ServerConfig{cfg},
+				tools.WithLogger(coretest.Logger(t)), tools.WithCallTimeout(500*time.Millisecond))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			hang := toolNamed(t, h, "k8s", "hang")
+			var wg sync.WaitGroup
+			for range hung {
+				wg.Go(func() {
+					res, err := h.Call(testCtx(t), hang, args(t, map[string]any{}), nil)
+					if err != nil {
+						t.Errorf("Call: %v", err)
+					}
+					want := "timed out after 500ms (tools.call_timeout) and was cancelled; hang returned nothing"
+					if !res.IsError || !strings.HasPrefix(res.Content, want) {
+						t.Errorf("Call = %+v, want an error result starting %q", res, want)
+					}
+				})
+			}
+			wg.Wait()
+			if f != nil {
+				waitIdle(t, f)
+				calls := f.Calls()
+				for _, c := range calls {
+					if !c.Cancelled {
+						t.Errorf("fixture call %+v was not cancelled on the server", c)
+					}
+				}
+				if len(calls) != hung {
+					t.Errorf("fixture saw %d calls, want %d", len(calls), hung)
+				}
+			}
+			// The server is fine: the next call works on the same connection.
+			pods := toolNamed(t, h, "k8s", "get_pods")
+			res, err := h.Call(testCtx(t), pods, args(t, map[string]any{"namespace": "prod"}), nil)
+			if err != nil || res.IsError || !strings.Contains(res.Content, "pods in namespace prod") {
+				t.Errorf("next Call = %+v, %v", res, err)
+			}
+		})
+	}
+}
+
+// A server's own call_timeout overrides the host's, either way.
+func TestCallTimeoutPerServer(t *testing.T) {
+	short, long := mcpfake.New(), mcpfake.New()
+	h, err := tools.New([]tools.ServerConfig{
+		{Name: "short", InProcess: short.Server, CallTimeout: 200 * time.Millisecond},
+		{Name: "long", InProcess: long.Server, CallTimeout: time.Minute},
+	}, tools.WithLogger(coretest.Logger(t)), tools.WithCallTimeout(100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	check := toolNamed(t, h, "k8s", "slow_check")
-	res, err := h.Call(testCtx(t), check, args(t, map[string]any{"seconds": 60}), nil)
+	hang := toolNamed(t, h, "short", "hang")
+	res, err := h.Call(testCtx(t), hang, args(t, map[string]any{}), nil)
+	if want := "timed out after 200ms (call_timeout of server short)"; err != nil || !res.IsError || !strings.HasPrefix(res.Content, want) {
+		t.Errorf("Call(short hang) = %+v, %v; want an error result starting %q", res, err, want)
+	}
+	// Longer than the host's 100ms, within the server's minute.
+	check := toolNamed(t, h, "long", "long_slow_check")
+	res, err = h.Call(testCtx(t), check, args(t, map[string]any{"seconds": 0.3}), nil)
+	if err != nil || res.IsError || !strings.Contains(res.Content, "all healthy") {
+		t.Errorf("Call(long slow_check) = %+v, %v; want it to finish", res, err)
+	}
+}
+
+// A tool that may change things and timed out may have changed them: the
+// result says the outcome is unknown.
+func TestCallTimeoutOfWriteToolOutcomeUnknown(t *testing.T) {
+	s := server.NewMCPServer("deploy", "1.0.0")
+	s.AddTool(mcp.NewTool("rollout", mcp.WithReadOnlyHintAnnotation(false), mcp.WithDestructiveHintAnnotation(false)),
+		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	h, err := tools.New([]tools.ServerConfig{{Name: "deploy", InProcess: s}},
+		tools.WithLogger(coretest.Logger(t)), tools.WithCallTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	rollout := toolNamed(t, h, "deploy", "rollout")
+	if rollout.Risk != core.RiskWrite {
+		t.Fatalf("rollout risk = %s, want write", rollout.Risk)
+	}
+	res, err := h.Call(testCtx(t), rollout, args(t, map[string]any{}), nil)
 	if err != nil {
 		t.Fatalf("Call: %v", err)
 	}
-	if !res.IsError || !strings.Contains(res.Content, "did not finish within 200ms") {
-		t.Errorf("Call = %+v, want an error result about the timeout", res)
+	for _, want := range []string{"timed out after 100ms", "outcome unknown: check before retrying"} {
+		if !res.IsError || !strings.Contains(res.Content, want) {
+			t.Errorf("Call = %+v, want an error result saying %q", res, want)
+		}
 	}
-	// The server is fine: the next call works on the same connection.
-	pods := toolNamed(t, h, "k8s", "get_pods")
-	if res, err := h.Call(testCtx(t), pods, args(t, map[string]any{"namespace": "prod"}), nil); err != nil || res.IsError {
-		t.Errorf("next Call = %+v, %v", res, err)
+}
+
+// A stop (the caller's ctx) still ends a call with a timeout at once, as
+// the caller's error rather than a timeout result.
+func TestCallStopPreemptsTimeout(t *testing.T) {
+	f := mcpfake.New()
+	h, err := tools.New([]tools.ServerConfig{{Name: "k8s", InProcess: f.Server, CallTimeout: time.Minute}},
+		tools.WithLogger(coretest.Logger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	hang := toolNamed(t, h, "k8s", "hang")
+	ctx, cancel := context.WithCancel(testCtx(t))
+	errc := make(chan error, 1)
+	go func() {
+		_, err := h.Call(ctx, hang, args(t, map[string]any{}), nil)
+		errc <- err
+	}()
+	f.WaitCalls(1, 10*time.Second)
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Call error = %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Call did not return after the stop")
+	}
+}
+
+func waitIdle(t *testing.T, f *mcpfake.Fixture) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for f.Running() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -34,6 +34,11 @@ type ServerConfig struct {
 	// InProcess is a server in this process (tests, embedded servers). It
 	// cannot be set from YAML.
 	InProcess *server.MCPServer
+
+	// CallTimeout bounds each call of this server's tools; 0 means the
+	// host's (WithCallTimeout). A server known to run long jobs gets more
+	// time without giving every server that much.
+	CallTimeout time.Duration
 }
 
 // Option configures a Host.
@@ -48,10 +53,11 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithCallTimeout bounds each tool call (default 5 minutes; 0 or less means
-// no bound). The caller's ctx ends a call earlier. A call that hits the
-// bound returns an IsError result saying so, since the server is alive and
-// the tool may still be running there.
+// WithCallTimeout bounds each tool call of servers without a CallTimeout of
+// their own (default 120 seconds, DESIGN's tools.call_timeout; 0 or less
+// means no bound). The caller's ctx ends a call earlier. A call that hits
+// the bound is cancelled and returns an IsError result saying so: the
+// server is alive and stays in use.
 func WithCallTimeout(d time.Duration) Option {
 	return func(h *Host) { h.callTimeout = d }
 }
@@ -82,6 +88,9 @@ func (c ServerConfig) validate() error {
 	}
 	if c.Command == "" && (len(c.Args) > 0 || len(c.Env) > 0) {
 		return errors.New("args and env apply only to a command")
+	}
+	if c.CallTimeout < 0 {
+		return fmt.Errorf("call timeout %s: want 0 (the host's) or more", c.CallTimeout)
 	}
 	if c.URL == "" && len(c.Headers) > 0 {
 		return errors.New("headers apply only to a url")

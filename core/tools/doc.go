@@ -54,4 +54,15 @@
 // IsError. Call returns a Go error only when the server is unavailable
 // (*core.UnavailableError), ctx ended, the toolset is unknown or the Host
 // is closed.
+//
+// # Call timeouts
+//
+// Each call is bounded by its server's CallTimeout, else the Host's
+// (WithCallTimeout, tools.call_timeout in the configuration). At the bound
+// the request's context ends, which cancels it on the server: mcp-go sends
+// notifications/cancelled over stdio and ends the request's stream over
+// HTTP, and drops a late answer. The connection stays in use. The result
+// says the call "timed out after" the bound; for a tool that may change
+// things it adds that the outcome is unknown, since the server may have
+// acted before the cancel reached it.
 package tools

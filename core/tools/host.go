@@ -17,7 +17,7 @@ import (
 
 // Defaults of the options.
 const (
-	defaultCallTimeout    = 5 * time.Minute
+	defaultCallTimeout    = 120 * time.Second
 	defaultConnectTimeout = 60 * time.Second
 )
 
@@ -130,9 +130,13 @@ func (h *Host) Call(ctx context.Context, tool core.Tool, args json.RawMessage, p
 		return core.ToolResult{}, err
 	}
 
+	limit, source := h.callTimeout, "tools.call_timeout"
+	if u.cfg.CallTimeout > 0 {
+		limit, source = u.cfg.CallTimeout, "call_timeout of server "+u.cfg.Name
+	}
 	callCtx, cancel := ctx, context.CancelFunc(func() {})
-	if h.callTimeout > 0 {
-		callCtx, cancel = context.WithTimeout(ctx, h.callTimeout)
+	if limit > 0 {
+		callCtx, cancel = context.WithTimeout(ctx, limit)
 	}
 	defer cancel()
 	res, err := c.call(callCtx, remote, obj, progress, fmt.Sprintf("opsgate-%d", h.tokens.Add(1)))
@@ -142,10 +146,11 @@ func (h *Host) Call(ctx context.Context, tool core.Tool, args json.RawMessage, p
 	case ctx.Err() != nil:
 		return core.ToolResult{}, fmt.Errorf("tools: call %s: %w", tool.Name, ctx.Err())
 	case callCtx.Err() != nil:
-		return core.ToolResult{
-			Content: fmt.Sprintf("%s did not finish within %s and was abandoned; it may still be running on the server", tool.Name, h.callTimeout),
-			IsError: true,
-		}, nil
+		// Ending callCtx cancelled the request (stdio: notifications/
+		// cancelled; HTTP: the request's stream ends). The connection
+		// stays: a late answer to the abandoned request is dropped.
+		u.log.Warn("MCP tool call timed out and was cancelled", "tool", remote, "timeout", limit)
+		return timedOut(tool, limit, source), nil
 	case isTransportError(err):
 		return core.ToolResult{}, u.fail(c, fmt.Errorf("call %s: %w", remote, err))
 	default:

@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -43,18 +44,10 @@ func newHost(t *testing.T, servers ...tools.ServerConfig) *tools.Host {
 func stdioServer(t *testing.T, name string, env map[string]string) (tools.ServerConfig, string) {
 	t.Helper()
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	e := map[string]string{
-		mcpfake.EnvStdio:   "1",
-		mcpfake.EnvPIDFile: pidFile,
-		// A -race binary sleeps a second at exit by default; that would
-		// be a second per stopped child.
-		"GORACE": "atexit_sleep_ms=0",
-	}
-	for k, v := range env {
-		e[k] = v
-	}
-	// -test.run=^$ keeps a child that did not serve from running the tests.
-	return tools.ServerConfig{Name: name, Command: os.Args[0], Args: []string{"-test.run=^$"}, Env: e}, pidFile
+	e := map[string]string{mcpfake.EnvPIDFile: pidFile}
+	maps.Copy(e, env)
+	cmd, args, childEnv := mcpfake.StdioChild(e)
+	return tools.ServerConfig{Name: name, Command: cmd, Args: args, Env: childEnv}, pidFile
 }
 
 func readPID(t *testing.T, path string) int {

@@ -156,6 +156,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		"env with url":       {{Name: "a", URL: "http://h/mcp", Env: map[string]string{"A": "b"}}},
 		"headers with cmd":   {{Name: "a", Command: "x", Headers: map[string]string{"A": "b"}}},
 		"bad env name":       {{Name: "a", Command: "x", Env: map[string]string{"A=B": "c"}}},
+		"negative timeout":   {{Name: "a", Command: "x", CallTimeout: -time.Second}},
 	}
 	for name, servers := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -171,7 +172,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	h, err := tools.New([]tools.ServerConfig{
 		{Name: "k8s", Command: "/nonexistent/never-started"},
 		{Name: "jenkins", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"Authorization": "Bearer x"}},
-		{Name: "mem", InProcess: fake},
+		{Name: "mem", InProcess: fake, CallTimeout: time.Minute},
 	})
 	if err != nil {
 		t.Fatalf("New with valid servers: %v", err)

@@ -35,6 +35,7 @@ func TestToolsRiskFromAnnotations(t *testing.T) {
 		"get_pods":         core.RiskRead,
 		"get_logs":         core.RiskRead,
 		"slow_check":       core.RiskRead,
+		"hang":             core.RiskRead,
 		"scale_deployment": core.RiskWrite,
 		"delete_namespace": core.RiskDestructive,
 		"restart_pod":      core.RiskWrite, // no annotations at all

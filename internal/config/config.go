@@ -88,8 +88,11 @@ type Session struct {
 type Tools struct {
 	// DefaultToolsets are loaded (read-only tools) into new conversations.
 	// Unset means every configured server; an explicit [] means none.
-	DefaultToolsets []string    `yaml:"default_toolsets"`
-	Servers         []MCPServer `yaml:"servers"`
+	DefaultToolsets []string `yaml:"default_toolsets"`
+	// CallTimeout bounds each tool call; a call still running then is
+	// cancelled and the model is told.
+	CallTimeout time.Duration `yaml:"call_timeout"`
+	Servers     []MCPServer   `yaml:"servers"`
 }
 
 // MCPServer is one MCP server: a stdio command or a streamable HTTP URL.
@@ -100,6 +103,9 @@ type MCPServer struct {
 	Env     map[string]string `yaml:"env"`
 	URL     string            `yaml:"url"`
 	Headers map[string]string `yaml:"headers"`
+	// CallTimeout overrides tools.call_timeout for this server; 0 (or
+	// absent) means tools.call_timeout.
+	CallTimeout time.Duration `yaml:"call_timeout"`
 }
 
 // Approvals tunes the approval gate (which itself cannot be turned off).
@@ -172,6 +178,7 @@ func Defaults() Config {
 		Store:     Store{URL: "sqlite://./opsgate-data/opsgate.db"},
 		Memory:    Memory{Enabled: true, TokenBudget: 2200},
 		Session:   Session{QueueMode: "steer"},
+		Tools:     Tools{CallTimeout: 120 * time.Second},
 		Approvals: Approvals{Expiry: 30 * time.Minute},
 		Server:    HTTP{Listen: "127.0.0.1:8080"},
 		Telegram:  Telegram{APIURL: "https://api.telegram.org"},

@@ -109,6 +109,7 @@ memory:
 session:
   queue_mode: followup
 tools:
+  call_timeout: 90s
   servers:
     - name: k8s
       command: npx
@@ -117,6 +118,7 @@ tools:
     - name: jenkins
       url: http://jenkins-mcp:8080/mcp
       headers: {Authorization: "Bearer ${JENKINS_TOKEN}", X-Price: "$$5 and pa$word"}
+      call_timeout: 10m
 approvals:
   expiry: 10m
 policy:
@@ -148,9 +150,10 @@ schedules:
 	want.Session.QueueMode = "followup"
 	want.Tools = Tools{
 		DefaultToolsets: []string{"k8s", "jenkins"},
+		CallTimeout:     90 * time.Second,
 		Servers: []MCPServer{
 			{Name: "k8s", Command: "npx", Args: []string{"-y", "kubernetes-mcp-server@latest"}, Env: map[string]string{"KUBECONFIG": "/home/sre/.kube/config"}},
-			{Name: "jenkins", URL: "http://jenkins-mcp:8080/mcp", Headers: map[string]string{"Authorization": "Bearer j-2", "X-Price": "$5 and pa$word"}},
+			{Name: "jenkins", URL: "http://jenkins-mcp:8080/mcp", Headers: map[string]string{"Authorization": "Bearer j-2", "X-Price": "$5 and pa$word"}, CallTimeout: 10 * time.Minute},
 		},
 	}
 	want.Approvals.Expiry = 10 * time.Minute
@@ -196,6 +199,7 @@ tools:
 		"OPSGATE_SLACK_API_URL", "http://slack-fake/api",
 		"OPSGATE_TOOLS_SERVERS", `[{"name":"argo","url":"http://argo:9000/mcp"},{name: k8s, command: kubectl-mcp}]`,
 		"OPSGATE_TOOLS_DEFAULT_TOOLSETS", "argo",
+		"OPSGATE_TOOLS_CALL_TIMEOUT", "45s",
 		"OPSGATE_SCHEDULES", `[{name: nightly, cron: "@daily", prompt: check, target: "telegram:42"}]`,
 	))
 	if err != nil {
@@ -207,6 +211,7 @@ tools:
 		"memory": c.Memory.Enabled, "expiry": c.Approvals.Expiry, "slack_api": c.Slack.APIURL,
 		"servers": len(c.Tools.Servers), "default_toolsets": c.Tools.DefaultToolsets, "schedule": c.Schedules[0].Name,
 		"timeout": c.LLM.Timeout, "stream_idle_timeout": c.LLM.StreamIdleTimeout,
+		"call_timeout": c.Tools.CallTimeout,
 	}
 	want := map[string]any{
 		"base_url": "http://from-env:8000/v1", "max_iterations": 9, "api_key": "",
@@ -214,6 +219,7 @@ tools:
 		"memory": false, "expiry": 5 * time.Minute, "slack_api": "http://slack-fake/api/",
 		"servers": 2, "default_toolsets": []string{"argo"}, "schedule": "nightly",
 		"timeout": 2 * time.Minute, "stream_idle_timeout": 30 * time.Second,
+		"call_timeout": 45 * time.Second,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("overrides (-want +got):\n%s", diff)
@@ -365,6 +371,16 @@ func TestLoadErrors(t *testing.T) {
 			`config: tools.default_toolsets[1]: "helm" is not the name of a server in tools.servers`},
 		{"bad duration", "approvals: {expiry: 30 minutes}", nil,
 			`config: approvals.expiry: "30 minutes" is not a duration (use a number with a unit, e.g. 30m or 1h) (c.yaml line 1)`},
+		{"call_timeout zero", "tools: {call_timeout: 0s}", nil,
+			"config: tools.call_timeout: must be a positive duration such as 2m (got 0s)"},
+		{"call_timeout negative from env", "", []string{"OPSGATE_TOOLS_CALL_TIMEOUT", "-5s"},
+			"config: tools.call_timeout: must be a positive duration such as 2m (got -5s) (set by OPSGATE_TOOLS_CALL_TIMEOUT)"},
+		{"call_timeout not a duration", "tools:\n  call_timeout: 120", nil,
+			`config: tools.call_timeout: "120" is not a duration (use a number with a unit, e.g. 30m or 1h) (c.yaml line 2)`},
+		{"server call_timeout negative", "tools:\n  servers:\n    - {name: a, url: http://a/mcp, call_timeout: -1m}", nil,
+			"config: tools.servers[0].call_timeout: must be a positive duration such as 10m, or 0 (or absent) for tools.call_timeout (got -1m0s)"},
+		{"server call_timeout not a duration", "tools:\n  servers:\n    - {name: a, url: http://a/mcp, call_timeout: soon}", nil,
+			`config: tools.servers[0].call_timeout: "soon" is not a duration (use a number with a unit, e.g. 30m or 1h) (c.yaml line 3)`},
 		{"zero duration", "approvals: {expiry: 0s}", nil,
 			"config: approvals.expiry: must be a positive duration such as 30m (got 0s)"},
 		{"listen", "server: {listen: 8080}", nil,

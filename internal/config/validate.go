@@ -116,6 +116,9 @@ func (c *Config) validateSession() error {
 }
 
 func (c *Config) validateTools() error {
+	if c.Tools.CallTimeout <= 0 {
+		return c.errorf("tools.call_timeout", "must be a positive duration such as 2m (got %s)", c.Tools.CallTimeout)
+	}
 	names := map[string]int{}
 	for i, s := range c.Tools.Servers {
 		p := fmt.Sprintf("tools.servers[%d]", i)
@@ -149,6 +152,9 @@ func (c *Config) validateTools() error {
 			if !validVarName(k) {
 				return c.errorf(p+".env", "%q is not a valid environment variable name", k)
 			}
+		}
+		if s.CallTimeout < 0 {
+			return c.errorf(p+".call_timeout", "must be a positive duration such as 10m, or 0 (or absent) for tools.call_timeout (got %s)", s.CallTimeout)
 		}
 	}
 	for i, ts := range c.Tools.DefaultToolsets {

@@ -86,6 +86,17 @@ func testApprovalOutcomes(t *testing.T, e Env) {
 			if !strings.Contains(msgs[len(msgs)-1].Text, "Done here.") {
 				t.Errorf("the resumed run should continue below the card: %+v", msgs)
 			}
+			// The paused draft no longer says it waits: it points below.
+			for _, m := range msgs {
+				if m.ID != draft.ID {
+					continue
+				}
+				low := strings.ToLower(m.Text)
+				if strings.Contains(low, "awaiting approval") || strings.Contains(low, "waiting for approval") ||
+					!strings.Contains(m.Text, "the answer is below") || !strings.Contains(m.Text, "I will scale web to 3.") {
+					t.Errorf("paused draft after the run went on = %q, want its text, no waiting, and a pointer to the answer below", m.Text)
+				}
+			}
 		})
 	}
 }

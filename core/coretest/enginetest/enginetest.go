@@ -33,10 +33,18 @@ type Stack struct {
 // extra servers) and a store in a temporary directory.
 func New(t testing.TB, extra ...tools.ServerConfig) *Stack {
 	t.Helper()
+	return NewWithTools(t, nil, extra...)
+}
+
+// NewWithTools is New with options for the tool host, such as
+// tools.WithCallTimeout (the configuration's tools.call_timeout).
+func NewWithTools(t testing.TB, opts []tools.Option, extra ...tools.ServerConfig) *Stack {
+	t.Helper()
 	s := &Stack{LLM: llmfake.New(t), K8s: mcpfake.New()}
 	servers := append([]tools.ServerConfig{{Name: "k8s", InProcess: s.K8s.Server}}, extra...)
+	opts = append([]tools.Option{tools.WithLogger(coretest.Logger(t))}, opts...)
 	var err error
-	if s.Tools, err = tools.New(servers, tools.WithLogger(coretest.Logger(t))); err != nil {
+	if s.Tools, err = tools.New(servers, opts...); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Tools.Close() })

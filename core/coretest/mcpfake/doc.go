@@ -19,6 +19,9 @@
 //     50 ms when the call carries a progress token, and blocks until the
 //     seconds pass or the request is cancelled. A cancelled call is recorded
 //     with Cancelled set.
+//   - hang() is read-only and never returns on its own: it blocks until the
+//     request is cancelled (a client's timeout or stop), and is then
+//     recorded with Cancelled set.
 //
 // Every result is deterministic text naming the arguments, e.g. "scaled
 // deployment web to 3 replicas".
@@ -37,11 +40,12 @@
 //		os.Exit(m.Run())
 //	}
 //
-// and configure the server as Command os.Args[0], Args ["-test.run=^$"]
-// (a binary lacking that TestMain then runs no tests instead of recursing)
-// and Env {EnvStdio: "1"}. Pass every variable the child needs in Env:
-// core/tools does not hand a child opsgate's environment. Under -race add
-// GORACE=atexit_sleep_ms=0, or each stopped child costs a second.
+// and configure the server with the command, arguments and environment
+// StdioChild returns: os.Args[0], ["-test.run=^$"] (a binary lacking that
+// TestMain then runs no tests instead of recursing) and {EnvStdio: "1"}
+// plus GORACE=atexit_sleep_ms=0, without which each stopped -race child
+// costs a second. Pass every variable the child needs to StdioChild:
+// core/tools does not hand a child opsgate's environment.
 //
 // The child serves a fresh fixture on stdin/stdout and exits when stdin
 // closes. EnvPIDFile makes it write its process id to a file (so a test can

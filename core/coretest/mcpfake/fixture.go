@@ -16,7 +16,7 @@ type Call struct {
 	// float64, as encoding/json decodes them.
 	Args map[string]any
 	// Cancelled: the request was cancelled while the handler ran
-	// (slow_check only; the other tools return at once).
+	// (slow_check and hang only; the other tools return at once).
 	Cancelled bool
 }
 
@@ -74,7 +74,7 @@ func (f *Fixture) WaitCalls(n int, timeout time.Duration) []Call {
 }
 
 // Running returns how many tool handlers are executing right now; it drops
-// to zero once a cancelled slow_check has returned.
+// to zero once a cancelled slow_check or hang has returned.
 func (f *Fixture) Running() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -51,6 +51,7 @@ func TestToolAnnotationsOnTheWire(t *testing.T) {
 		"get_pods":         {yes, no, yes, no},
 		"get_logs":         {yes, no, yes, no},
 		"slow_check":       {yes, no, yes, no},
+		"hang":             {yes, no, yes, no},
 		"scale_deployment": {no, no, yes, no},
 		"delete_namespace": {no, yes, no, yes},
 		"restart_pod":      {}, // absent, not false
@@ -123,28 +124,36 @@ func TestWaitCallsTimesOut(t *testing.T) {
 	}
 }
 
-func TestSlowCheckRecordsCancel(t *testing.T) {
-	f := mcpfake.New()
-	c := connect(t, f)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var req mcp.CallToolRequest
-		req.Params.Name = "slow_check"
-		req.Params.Arguments = map[string]any{"seconds": 60}
-		_, _ = c.CallTool(ctx, req)
-	}()
-	if calls := f.WaitCalls(1, 10*time.Second); len(calls) != 1 {
-		t.Fatalf("slow_check did not start")
-	}
-	cancel()
-	<-done
-	deadline := time.Now().Add(10 * time.Second)
-	for f.Running() > 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if calls := f.Calls(); len(calls) != 1 || !calls[0].Cancelled {
-		t.Errorf("calls = %+v, want slow_check cancelled", calls)
+// slow_check and hang end when their request is cancelled, and say so.
+func TestBlockingToolsRecordCancel(t *testing.T) {
+	for tool, args := range map[string]map[string]any{"slow_check": {"seconds": 60}, "hang": nil} {
+		t.Run(tool, func(t *testing.T) {
+			f := mcpfake.New()
+			c := connect(t, f)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				var req mcp.CallToolRequest
+				req.Params.Name = tool
+				req.Params.Arguments = args
+				_, _ = c.CallTool(ctx, req)
+			}()
+			if calls := f.WaitCalls(1, 10*time.Second); len(calls) != 1 {
+				t.Fatalf("%s did not start", tool)
+			}
+			if n := f.Running(); n != 1 {
+				t.Errorf("Running = %d while %s blocks, want 1", n, tool)
+			}
+			cancel()
+			<-done
+			deadline := time.Now().Add(10 * time.Second)
+			for f.Running() > 0 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if calls := f.Calls(); len(calls) != 1 || calls[0].Tool != tool || !calls[0].Cancelled {
+				t.Errorf("calls = %+v, want %s cancelled", calls, tool)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -93,6 +94,22 @@ func MaybeServeStdio() {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// StdioChild returns how to start the running test binary as a stdio
+// server of a fresh fixture: the command, its arguments and the child's
+// whole environment (EnvStdio, GORACE=atexit_sleep_ms=0, then env). The
+// binary's TestMain must call MaybeServeStdio; -test.run=^$ keeps one
+// that does not from running its tests instead.
+func StdioChild(env map[string]string) (command string, args []string, childEnv map[string]string) {
+	childEnv = map[string]string{
+		EnvStdio: "1",
+		// A -race binary sleeps a second at exit by default; that would
+		// be a second per stopped child.
+		"GORACE": "atexit_sleep_ms=0",
+	}
+	maps.Copy(childEnv, env)
+	return os.Args[0], []string{"-test.run=^$"}, childEnv
 }
 
 // writePID writes the process id through a rename, so a reader never sees a

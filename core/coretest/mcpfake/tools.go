@@ -66,6 +66,10 @@ func (f *Fixture) addTools() {
 		mcp.WithDescription("Run a slow health check, reporting progress, for the given number of seconds."),
 		mcp.WithNumber("seconds", mcp.Description("Duration in seconds (default 1)"), mcp.Min(0)),
 	}, read...)...), f.slowCheck)
+
+	f.Server.AddTool(mcp.NewTool("hang", append([]mcp.ToolOption{
+		mcp.WithDescription("Wait for a condition that never comes: returns only when the request is cancelled."),
+	}, read...)...), f.hang)
 }
 
 func (f *Fixture) getPods(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -144,6 +148,15 @@ func (f *Fixture) slowCheck(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 			f.progress(ctx, req, min(time.Since(start).Seconds(), seconds), seconds)
 		}
 	}
+}
+
+// hang stands for a tool stuck on something that never answers: only the
+// request's cancellation (a client timeout, a stop) ends it.
+func (f *Fixture) hang(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	i := f.begin("hang", req.GetArguments())
+	<-ctx.Done()
+	f.finish(i, true)
+	return nil, ctx.Err()
 }
 
 // progress sends a progress notification when the request asked for them.
