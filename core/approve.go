@@ -13,12 +13,9 @@ import (
 // When the last pending approval of a paused run is decided, the run resumes
 // in the background, in this process.
 func (e *Engine) Decide(ctx context.Context, d Decision) (Approval, error) {
-	a, err := e.store.Approval(ctx, d.ApprovalID)
+	a, err := e.openApproval(ctx, d.ApprovalID)
 	if err != nil {
-		return Approval{}, fmt.Errorf("core: approval %q: %w", d.ApprovalID, err)
-	}
-	if a.Status != ApprovalPending {
-		return a, ErrAlreadyDecided
+		return a, err
 	}
 	if !e.mayDecide(a, d.Actor) {
 		e.audit(ctx, AuditEntry{Kind: AuditRefused, ConvKey: a.ConvKey, RunID: a.RunID, ApprovalID: a.ID, Actor: d.Actor,
@@ -30,25 +27,61 @@ func (e *Engine) Decide(ctx context.Context, d Decision) (Approval, error) {
 			Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk, Detail: "decision for action hash " + d.ActionHash})
 		return a, ErrHashMismatch
 	}
-	out := ApprovalOutcome{Status: ApprovalDenied, DecidedBy: d.Actor, Reason: d.Reason, DecidedAt: e.now()}
+	out := ApprovalOutcome{Status: ApprovalDenied, DecidedBy: d.Actor, Reason: d.Reason}
 	if d.Approve {
 		out.Status = ApprovalApproved
 	}
+	return e.decide(ctx, a, out)
+}
+
+// DenyAsSystem denies a pending approval as SystemActor, for when no person
+// can answer any more (the terminal's input ended). It is the only way to
+// decide as the system, and it can only deny. The audit entry has Actor
+// SystemActor and Detail reason. Errors are Decide's, without
+// ErrNotAllowed and ErrHashMismatch.
+func (e *Engine) DenyAsSystem(ctx context.Context, approvalID, reason string) (Approval, error) {
+	a, err := e.openApproval(ctx, approvalID)
+	if err != nil {
+		return a, err
+	}
+	return e.decide(ctx, a, ApprovalOutcome{Status: ApprovalDenied, DecidedBy: SystemActor, Reason: reason})
+}
+
+// openApproval loads an approval that is still open: ErrNotFound (wrapped), or
+// ErrAlreadyDecided with the stored approval.
+func (e *Engine) openApproval(ctx context.Context, id string) (Approval, error) {
+	a, err := e.store.Approval(ctx, id)
+	if err != nil {
+		return Approval{}, fmt.Errorf("core: approval %q: %w", id, err)
+	}
+	if a.Status != ApprovalPending {
+		return a, ErrAlreadyDecided
+	}
+	return a, nil
+}
+
+// decide settles a pending approval with out, unless it has expired: then
+// it is marked expired and ErrExpired returned.
+func (e *Engine) decide(ctx context.Context, a Approval, out ApprovalOutcome) (Approval, error) {
+	out.DecidedAt = e.now()
 	var result error
 	if !e.now().Before(a.ExpiresAt) {
 		out = ApprovalOutcome{Status: ApprovalExpired, DecidedAt: e.now()}
 		result = ErrExpired
 	}
-	a, err = e.settle(ctx, a, out, true)
+	a, err := e.settle(ctx, a, out, true)
 	if err != nil {
 		return a, err
 	}
 	return a, result
 }
 
-// mayDecide is the approver check: the configured policy, else the requester.
+// mayDecide is the approver check: the configured policy, else the
+// requester. Nobody may decide as SystemActor, whatever the policy says: an
+// adapter that let a platform user with that id through would otherwise
+// approve in the system's name.
 func (e *Engine) mayDecide(a Approval, actor Actor) bool {
-	if actor.ID == "" {
+	if actor.ID == "" || actor.ID == SystemActor.ID {
 		return false
 	}
 	if e.cfg.MayDecide != nil {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest"
 )
@@ -502,4 +504,82 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// The end-of-input denial of the terminal (issue 9) is decided and audited
+// as the system, not as a person; the system can only deny, and nobody
+// can decide as it through Decide, whatever the approver rule says.
+func TestSystemDenialIsAuditedAsTheSystemAndCannotApprove(t *testing.T) {
+	const reason = "no answer: input ended"
+	h := newHarness(t, withConfig(func(c *core.Config) {
+		c.MayDecide = func(core.Approval, core.Actor) bool { return true } // a rule that lets anyone decide
+	}))
+	h.loadWriteTools()
+	h.llm.Push(toolCalls(
+		call("c1", "scale_deployment", `{"name":"web","replicas":3}`),
+		call("c2", "scale_deployment", `{"name":"api","replicas":3}`),
+	), text("nothing was scaled"))
+	h.say("scale web and api")
+	a1, a2 := h.pausedApproval(h.rec, 1), h.pausedApproval(h.rec, 2)
+	h.rec.WaitCompleted(t, 1)
+	ctx := context.Background()
+
+	// A platform user whose id happens to be "system" is refused, for an
+	// approval and for a denial alike, and the attempt is audited.
+	for _, approve := range []bool{true, false} {
+		_, err := h.eng.Decide(ctx, core.Decision{ApprovalID: a1.ID, Actor: core.SystemActor, Approve: approve, Reason: reason})
+		if !errors.Is(err, core.ErrNotAllowed) {
+			t.Fatalf("Decide(approve=%v) as the system actor: %v, want ErrNotAllowed", approve, err)
+		}
+	}
+	if _, err := h.eng.Decide(ctx, core.Decision{ApprovalID: a1.ID, Actor: core.Actor{ID: "system", Name: "alice"}, Approve: true}); !errors.Is(err, core.ErrNotAllowed) {
+		t.Fatalf("Decide as id system with another name: %v, want ErrNotAllowed", err)
+	}
+
+	got, err := h.eng.DenyAsSystem(ctx, a1.ID, reason)
+	if err != nil || got.Status != core.ApprovalDenied || got.DecidedBy != core.SystemActor || got.Reason != reason {
+		t.Fatalf("DenyAsSystem = %+v, %v; want denied by the system with the reason", got, err)
+	}
+	if again, err := h.eng.DenyAsSystem(ctx, a1.ID, reason); !errors.Is(err, core.ErrAlreadyDecided) || again.Status != core.ApprovalDenied {
+		t.Fatalf("second DenyAsSystem = %+v, %v; want ErrAlreadyDecided", again, err)
+	}
+	if _, err := h.eng.DenyAsSystem(ctx, "no-such-approval", reason); !errors.Is(err, core.ErrNotFound) {
+		t.Fatalf("DenyAsSystem of an unknown id: %v, want ErrNotFound", err)
+	}
+	if _, err := h.decide(a2.ID, alice, false, "not now"); err != nil {
+		t.Fatal(err)
+	}
+	done := h.rec.WaitCompleted(t, 2)
+	if done.Status != core.RunDone || len(h.k8s.Calls()) != 0 {
+		t.Fatalf("completed = %+v, calls = %+v; want done and nothing run", done, h.k8s.Calls())
+	}
+
+	entries, err := h.store.Audit(ctx, core.AuditFilter{ApprovalID: a1.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type entry struct {
+		Kind   string
+		Actor  core.Actor
+		Detail string
+	}
+	var trail []entry
+	for _, e := range entries {
+		trail = append(trail, entry{e.Kind, e.Actor, e.Detail})
+	}
+	want := []entry{
+		{core.AuditRefused, core.SystemActor, "not an allowed approver"},
+		{core.AuditRefused, core.SystemActor, "not an allowed approver"},
+		{core.AuditRefused, core.Actor{ID: "system", Name: "alice"}, "not an allowed approver"},
+		{core.AuditDenied, core.SystemActor, reason},
+	}
+	if len(trail) == 0 || trail[0].Kind != core.AuditProposed {
+		t.Fatalf("audit of the system-denied approval = %+v, want it to start with the proposal", trail)
+	}
+	if diff := cmp.Diff(want, trail[1:]); diff != "" {
+		t.Errorf("audit of the system-denied approval after the proposal (-want +got):\n%s", diff)
+	}
+	if res := toolResult(t, h.llm.Requests()[1], "c1"); !strings.Contains(res, "denied by opsgate: "+reason) {
+		t.Errorf("the model was told %q, want the system's denial and its reason", res)
+	}
 }

@@ -46,6 +46,11 @@ type Actor struct {
 	Name string `json:"name,omitempty"`
 }
 
+// SystemActor is opsgate itself deciding without a person, such as denying
+// an approval nobody can answer any more. Only Engine.DenyAsSystem decides
+// as it; Decide refuses it, so no adapter can pass it off as a person.
+var SystemActor = Actor{ID: "system", Name: "opsgate"}
+
 // String returns the display name, falling back to the id.
 func (a Actor) String() string {
 	if a.Name != "" {

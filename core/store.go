@@ -66,6 +66,18 @@ type ConversationStore interface {
 	AppendMessages(ctx context.Context, key string, msgs ...Message) error
 	// Messages returns the transcript, oldest first.
 	Messages(ctx context.Context, key string) ([]Message, error)
+	// Conversations returns the conversations f selects, the most recently
+	// active first (see Conversation.UpdatedAt); two conversations are never
+	// equally recent, so the order is total.
+	Conversations(ctx context.Context, f ConversationFilter) ([]Conversation, error)
+}
+
+// ConversationFilter selects conversations; the zero value selects all.
+type ConversationFilter struct {
+	// KeyPrefix keeps the keys that start with it, byte for byte.
+	KeyPrefix string
+	// Limit is the most to return; 0 is no limit.
+	Limit int
 }
 
 // RunStore keeps runs and the checkpoints of paused runs.
@@ -159,6 +171,11 @@ type Conversation struct {
 	Title     string    `json:"title,omitempty"`
 	Toolsets  []Toolset `json:"toolsets"`
 	CreatedAt time.Time `json:"created_at"`
+	// UpdatedAt is the last activity: creation, a stored inbound message or
+	// appended messages. The store keeps it (UpdateConversation ignores it
+	// and is no activity: it changes state, nobody spoke) and makes it
+	// strictly increase across all conversations.
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Toolset is a toolset loaded into a conversation.

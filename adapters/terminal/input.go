@@ -1,10 +1,10 @@
 package terminal
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -17,32 +17,44 @@ func (a *Adapter) read(ctx context.Context) <-chan input {
 	ch := make(chan input)
 	go func() {
 		defer close(ch)
-		sc := bufio.NewScanner(a.opts.In)
-		sc.Buffer(make([]byte, 64*1024), 1<<20)
-		for sc.Scan() {
+		lr := newLineReader(a.opts.In, MaxLineBytes)
+		for {
+			text, tooLong, err := lr.next()
+			in := input{text: text, tooLong: tooLong, err: err}
+			if errors.Is(err, io.EOF) {
+				return
+			}
 			select {
-			case ch <- input{text: sc.Text()}:
+			case ch <- in:
 			case <-ctx.Done():
 				return
 			}
-		}
-		if err := sc.Err(); err != nil {
-			select {
-			case ch <- input{err: err}:
-			case <-ctx.Done():
+			if err != nil {
+				return
 			}
 		}
 	}()
 	return ch
 }
 
-// handleLine handles one line of input: /stop, /quit, an approval answer or a
+// handleLine handles one line of input: a command, an approval answer or a
 // message. quit reports that the user asked to leave.
-func (a *Adapter) handleLine(ctx context.Context, raw string) (quit bool, err error) {
+func (a *Adapter) handleLine(ctx context.Context, in input) (quit bool, err error) {
 	a.mu.Lock()
 	a.midLine = false // the user's Enter ended the line
+	if in.tooLong {
+		a.tooLong++
+	}
 	a.mu.Unlock()
-	text := strings.TrimSpace(raw)
+	if in.tooLong {
+		a.println(a.paint(red, "error: the line is longer than "+maxLineText+"; it was discarded"))
+		a.prompt()
+		return false, nil
+	}
+	text := strings.TrimSpace(in.text)
+	if name, args, ok := parseCommand(text); ok {
+		return a.command(ctx, name, args)
+	}
 	switch {
 	case text == "":
 		if a.pendingCount() > 0 {
@@ -50,17 +62,6 @@ func (a *Adapter) handleLine(ctx context.Context, raw string) (quit bool, err er
 		}
 		a.prompt()
 		return false, nil
-	case core.IsStopCommand(text):
-		if !a.engine.Stop(ctx, a.opts.ConvKey) {
-			a.println(a.paint(dim, "nothing to stop"))
-		}
-		a.prompt()
-		return false, nil
-	case text == "/quit" || text == "/exit":
-		if a.engine.Stop(ctx, a.opts.ConvKey) {
-			_ = a.engine.Wait(ctx)
-		}
-		return true, nil
 	case a.pendingCount() > 0:
 		return false, a.answer(ctx, text)
 	default:
@@ -72,19 +73,15 @@ func (a *Adapter) send(ctx context.Context, text string) error {
 	a.mu.Lock()
 	a.busy = true
 	a.mu.Unlock()
-	err := a.engine.Handle(ctx, core.Inbound{
-		ConvKey: a.opts.ConvKey,
-		User:    a.opts.User,
-		Text:    text,
-		Time:    time.Now(),
-	})
+	in := core.Inbound{ConvKey: a.ConvKey(), User: a.opts.User, Text: text, Time: time.Now()}
+	err := a.engine.Handle(ctx, in)
 	if err != nil {
-		a.log.Error("handle message", "conv", a.opts.ConvKey, "err", err)
+		a.log.Error("handle message", "conv", in.ConvKey, "err", err)
 		a.mu.Lock()
 		a.busy = false
 		a.mu.Unlock()
 		if a.opts.Interactive {
-			a.println(a.paint(red, "error: "+err.Error()))
+			a.println(a.paint(red, "error: "+Sanitize(err.Error())))
 			a.prompt()
 			return nil
 		}
@@ -96,19 +93,11 @@ func (a *Adapter) send(ctx context.Context, text string) error {
 // answer decides the oldest pending approval: y or yes approves, anything
 // else denies; words other than n/no become the reason given to the model.
 func (a *Adapter) answer(ctx context.Context, text string) error {
-	a.mu.Lock()
-	if len(a.pending) == 0 {
-		a.mu.Unlock()
+	r, last, ok := a.nextPending()
+	if !ok {
 		return nil
 	}
-	ap := a.pending[0]
-	a.pending = a.pending[1:]
-	last := len(a.pending) == 0
-	if last {
-		a.busy = true // the run resumes
-	}
-	a.mu.Unlock()
-	d := core.Decision{ApprovalID: ap.ID, Actor: a.opts.User, ActionHash: ap.ActionHash}
+	d := core.Decision{ApprovalID: r.ID, Actor: a.opts.User, ActionHash: r.ActionHash}
 	switch strings.ToLower(text) {
 	case "y", "yes":
 		d.Approve = true
@@ -116,14 +105,38 @@ func (a *Adapter) answer(ctx context.Context, text string) error {
 	default:
 		d.Reason = text
 	}
-	if _, err := a.engine.Decide(ctx, d); err != nil {
-		a.log.Warn("decide approval", "approval", ap.ID, "tool", ap.Tool, "err", err)
-		a.println(a.paint(red, decideError(ap, err)))
-	}
+	_, err := a.engine.Decide(ctx, d)
+	a.decideFailed(r.Approval, err)
 	if !last && a.opts.Interactive {
 		a.ask()
 	}
 	return nil
+}
+
+// nextPending removes and returns the oldest pending approval; last reports
+// that it was the last one, so the run resumes.
+func (a *Adapter) nextPending() (r request, last, ok bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.pending) == 0 {
+		return request{}, false, false
+	}
+	r = a.pending[0]
+	a.pending = a.pending[1:]
+	last = len(a.pending) == 0
+	if last {
+		a.busy = true // the run resumes
+	}
+	return r, last, true
+}
+
+// decideFailed tells the user why a decision did not take.
+func (a *Adapter) decideFailed(ap core.Approval, err error) {
+	if err == nil {
+		return
+	}
+	a.log.Warn("decide approval", "approval", ap.ID, "tool", ap.Tool, "err", err)
+	a.println(a.paint(red, Sanitize(decideError(ap, err))))
 }
 
 func decideError(ap core.Approval, err error) string {
@@ -140,23 +153,24 @@ func decideError(ap core.Approval, err error) string {
 	return fmt.Sprintf("%s: decision failed: %v", ap.Tool, err)
 }
 
-// finish handles end of input: wait for the last run, then deny whatever
-// still waits for an answer (and wait for the model to take that in).
+// finish handles end of input: wait for the last run, then deny, as the
+// system, whatever still waits for an answer (and wait for the model to
+// take that in). Nobody answered, so no person's name may be on the denial.
 func (a *Adapter) finish(ctx context.Context, readErr error) error {
 	if err := a.engine.Wait(ctx); err != nil {
 		return a.ended(ctx)
 	}
 	denied := 0
 	for a.pendingCount() > 0 {
-		for a.pendingCount() > 0 {
-			denied++
-			a.mu.Lock()
-			ap := a.pending[0]
-			a.mu.Unlock()
-			a.println(fmt.Sprintf("no answer for %s: input ended, denying", ap.Tool))
-			if err := a.answer(ctx, "no answer: input ended"); err != nil {
-				return err
+		for {
+			r, _, ok := a.nextPending()
+			if !ok {
+				break
 			}
+			denied++
+			a.println(fmt.Sprintf("no answer for %s: input ended, denying", Sanitize(r.Tool)))
+			_, err := a.engine.DenyAsSystem(ctx, r.ID, NoAnswerReason)
+			a.decideFailed(r.Approval, err)
 		}
 		if err := a.engine.Wait(ctx); err != nil {
 			return a.ended(ctx)
@@ -174,12 +188,16 @@ func (a *Adapter) finish(ctx context.Context, readErr error) error {
 	return a.failure()
 }
 
-// failure reports runs that ended with an error.
+// failure reports runs that ended with an error and discarded lines.
 func (a *Adapter) failure() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	var errs []error
 	if a.failures > 0 {
-		return fmt.Errorf("terminal: %w: %d run(s) ended with an error", ErrRunFailed, a.failures)
+		errs = append(errs, fmt.Errorf("terminal: %w: %d run(s) ended with an error", ErrRunFailed, a.failures))
 	}
-	return nil
+	if a.tooLong > 0 {
+		errs = append(errs, fmt.Errorf("terminal: %w: %d line(s) longer than %s were discarded", ErrLineTooLong, a.tooLong, maxLineText))
+	}
+	return errors.Join(errs...)
 }

@@ -39,24 +39,31 @@ func (a *Adapter) render(w *errWriter, ev core.Event) {
 		a.streamed = false
 	case core.EventToken:
 		if ev.Text != "" {
-			a.write(w, ev.Text)
+			a.write(w, Sanitize(ev.Text))
 			a.streamed = true
 		}
 	case core.EventGenerationComplete:
 		if !a.streamed && strings.TrimSpace(ev.Text) != "" {
-			a.write(w, ev.Text)
+			a.write(w, Sanitize(ev.Text))
 		}
 		a.streamed = false
 		a.endLine(w)
 	case core.EventToolExecuting:
 		if ev.Call != nil {
-			a.line(w, "⏳ "+ev.Call.Name+argSummary(ev.Call.Arguments))
+			a.line(w, "⏳ "+Sanitize(ev.Call.Name)+argSummary(ev.Call.Arguments, statusArgs))
 			a.lastCall = ev.Call.ID
 		}
 	case core.EventToolResult, core.EventToolError:
 		a.toolDone(w, ev)
 	case core.EventToolAwaitingApproval:
-		if ev.Approval != nil {
+		switch {
+		case ev.Approval == nil:
+		case ev.ConvKey != "" && ev.ConvKey != a.conv:
+			// A run of the conversation left by /new paused on its way
+			// out: a "y" typed now is meant for this conversation, so it is
+			// not asked; unanswered, it expires (a denial).
+			a.line(w, a.paint(dim, fmt.Sprintf("(the previous conversation asks to run %s; not asked here, it will expire)", Sanitize(ev.Approval.Tool))))
+		default:
 			a.request(w, *ev.Approval)
 		}
 	case core.EventToolApproved, core.EventToolDenied:
@@ -67,7 +74,7 @@ func (a *Adapter) render(w *errWriter, ev core.Event) {
 		a.line(w, a.paint(yellow, fmt.Sprintf("… the model endpoint failed (%s); retrying in %s (attempt %d)", oneLine(ev.Error, 120), short(ev.RetryAfter), ev.Attempt)))
 	case core.EventWorkflowError:
 		a.failed = true
-		a.line(w, a.paint(red, "⚠ error: "+firstNonEmpty(ev.Text, ev.Error)))
+		a.line(w, a.paint(red, "⚠ error: "+Sanitize(firstNonEmpty(ev.Text, ev.Error))))
 	case core.EventCompleted:
 		a.completed(w, ev)
 	default:
@@ -83,40 +90,51 @@ func (a *Adapter) toolDone(w *errWriter, ev core.Event) {
 	if ev.Duration > 0 { // in-process tools such as load_toolset take no time
 		took = " " + short(ev.Duration)
 	}
+	name := Sanitize(ev.Call.Name)
 	var text string
 	if ev.Type == core.EventToolError || ev.Call.IsError {
 		detail := firstNonEmpty(ev.Error, ev.Call.Result)
-		text = a.paint(red, fmt.Sprintf("❌ %s%s: %s", ev.Call.Name, took, oneLine(detail, 160)))
+		text = a.paint(red, fmt.Sprintf("❌ %s%s: %s", name, took, oneLine(detail, 160)))
 	} else {
-		text = a.paint(green, "✅ ") + ev.Call.Name + took
+		text = a.paint(green, "✅ ") + name + took
 	}
 	// On a terminal, the finished line replaces its ⏳ line when that is
 	// still the last line printed.
-	if a.opts.Interactive && a.lastCall == ev.Call.ID && !a.midLine {
+	if a.opts.Color && a.lastCall == ev.Call.ID && !a.midLine {
 		w.WriteString("\x1b[1A\r\x1b[2K")
 	}
 	a.line(w, text)
 	a.lastCall = ""
 }
 
+// request is an approval waiting for an answer, numbered in its batch.
+type request struct {
+	core.Approval
+	n int // 1 for the first request of the batch
+}
+
 func (a *Adapter) request(w *errWriter, ap core.Approval) {
-	a.pending = append(a.pending, ap)
-	risk := string(ap.Risk)
+	if len(a.pending) == 0 {
+		a.batch = 0 // a new batch: the last one was answered
+	}
+	a.batch++
+	a.pending = append(a.pending, request{Approval: ap, n: a.batch})
+	risk := Sanitize(string(ap.Risk))
 	color := yellow
 	if ap.Risk == core.RiskDestructive {
 		risk, color = "DESTRUCTIVE", red
 	}
 	where := ""
 	if ap.Toolset != "" {
-		where = " on " + ap.Toolset
+		where = " on " + Sanitize(ap.Toolset)
 	}
-	a.line(w, a.paint(color+bold, fmt.Sprintf("⚠ approval needed: %s%s (%s)", ap.Tool, where, risk)))
+	a.line(w, a.paint(color+bold, fmt.Sprintf("⚠ approval needed: %s%s (%s)", Sanitize(ap.Tool), where, risk)))
 	args := string(ap.Arguments)
 	if args == "" {
 		args = "{}"
 	}
-	a.line(w, "    arguments: "+args)
-	meta := "    requested by " + ap.Requester.String()
+	a.line(w, "    arguments: "+Sanitize(args))
+	meta := "    requested by " + Sanitize(ap.Requester.String())
 	if !ap.ExpiresAt.IsZero() && !ap.CreatedAt.IsZero() {
 		meta += ", expires in " + short(ap.ExpiresAt.Sub(ap.CreatedAt))
 	}
@@ -133,8 +151,9 @@ func (a *Adapter) decided(w *errWriter, ev core.Event) {
 	} else if ev.Call != nil {
 		name = ev.Call.Name
 	}
+	name = Sanitize(name)
 	if ev.Type == core.EventToolApproved {
-		a.line(w, a.paint(green, "✔ ")+name+" approved by "+ap.DecidedBy.String())
+		a.line(w, a.paint(green, "✔ ")+name+" approved by "+Sanitize(ap.DecidedBy.String()))
 		return
 	}
 	var text string
@@ -147,7 +166,7 @@ func (a *Adapter) decided(w *errWriter, ev core.Event) {
 		text = name + ": cancelled"
 	default:
 		text = name + " denied"
-		if who := ap.DecidedBy.String(); who != "" {
+		if who := Sanitize(ap.DecidedBy.String()); who != "" {
 			text += " by " + who
 		}
 		if ap.Reason != "" {
@@ -180,7 +199,7 @@ func (a *Adapter) completed(w *errWriter, ev core.Event) {
 	case core.RunError:
 		a.failures++
 		if !a.failed {
-			a.line(w, a.paint(red, "⚠ error: "+firstNonEmpty(ev.Error, ev.Text, "the run failed")))
+			a.line(w, a.paint(red, "⚠ error: "+Sanitize(firstNonEmpty(ev.Error, ev.Text, "the run failed"))))
 		}
 	}
 	a.busy = false
@@ -201,14 +220,14 @@ func (a *Adapter) askLocked(w *errWriter) {
 	if len(a.pending) == 0 {
 		return
 	}
-	ap := a.pending[0]
-	if a.asked == ap.ID {
+	r := a.pending[0]
+	if a.asked == r.ID {
 		return
 	}
-	a.asked = ap.ID
-	q := fmt.Sprintf("approve %s? [y/N] ", ap.Tool)
-	if ap.Risk == core.RiskDestructive {
-		q = a.paint(red+bold, fmt.Sprintf("approve DESTRUCTIVE %s? [y/N] ", ap.Tool))
+	a.asked = r.ID
+	q := a.question(r)
+	if r.Risk == core.RiskDestructive {
+		q = a.paint(red+bold, q)
 	}
 	a.endLine(w)
 	if a.opts.Interactive {
@@ -216,6 +235,26 @@ func (a *Adapter) askLocked(w *errWriter) {
 		return
 	}
 	a.line(w, strings.TrimSpace(q))
+}
+
+// question asks about r so that two requests of a batch are told apart,
+// also when they are for the same tool: "approve write_file 2/2
+// (content=hi path=/tmp/b)? [y/N] ".
+func (a *Adapter) question(r request) string {
+	var b strings.Builder
+	b.WriteString("approve ")
+	if r.Risk == core.RiskDestructive {
+		b.WriteString("DESTRUCTIVE ")
+	}
+	b.WriteString(Sanitize(r.Tool))
+	if a.batch > 1 {
+		fmt.Fprintf(&b, " %d/%d", r.n, a.batch)
+	}
+	if args := argSummary(r.Arguments, promptArgs); args != "" {
+		b.WriteString(" (" + args[1:] + ")")
+	}
+	b.WriteString("? [y/N] ")
+	return b.String()
 }
 
 // prompt shows the input prompt on a terminal.
@@ -307,13 +346,17 @@ func short(d time.Duration) string {
 	return b.String()
 }
 
+// oneLine makes s one line of at most max characters, safe to print.
 func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = flat(s)
 	if r := []rune(s); len(r) > max {
 		return string(r[:max-1]) + "…"
 	}
 	return s
 }
+
+// flat makes s one line, safe to print: runs of white space become one space.
+func flat(s string) string { return strings.Join(strings.Fields(Sanitize(s)), " ") }
 
 func firstNonEmpty(ss ...string) string {
 	for _, s := range ss {

@@ -1,15 +1,23 @@
 // Package terminal is opsgate's local REPL: it reads the user's lines,
 // hands them to the engine and renders the engine's events as plain text.
 //
-// On a terminal (Interactive) it shows a prompt, replaces a tool's status
-// line when the tool finishes, may use color, and treats Ctrl-C (see
+// On a terminal (Interactive) it shows a prompt, may use color and replace
+// a tool's status line when the tool finishes, and treats Ctrl-C (see
 // Interrupt) as "stop the run"; a second Ctrl-C quits. Otherwise it speaks
-// a line protocol meant for scripts: each line is one message or one answer
-// to an approval, processed only after the previous one has finished
-// (the run completed or paused for approval), output is plain text, and
-// end of input waits for the last run. An approval still unanswered at end
-// of input is denied ("no answer means no") and Run reports ErrUnanswered;
-// a run that ended with an error makes Run report ErrRunFailed.
+// a line protocol meant for scripts: each line is one message, one answer
+// to an approval or one command, processed only after the previous one has
+// finished (the run completed or paused for approval), output is plain
+// text, and end of input waits for the last run. An approval still
+// unanswered at end of input is denied by the system ("no answer means
+// no", see core.Engine.DenyAsSystem) and Run reports ErrUnanswered; a run
+// that ended with an error makes Run report ErrRunFailed, a line over
+// MaxLineBytes ErrLineTooLong.
+//
+// Lines starting with a command word (/new, /status, /stop, /help, /quit)
+// are commands in both modes and never reach the model; see commands.go.
+// Everything printed that did not come from opsgate itself passes through
+// Sanitize, so no escape sequence from a model, a tool or a user reaches
+// the terminal.
 package terminal
 
 import (
@@ -31,6 +39,10 @@ type Engine interface {
 	Stop(ctx context.Context, convKey string) bool
 	// Decide answers an approval request.
 	Decide(ctx context.Context, d core.Decision) (core.Approval, error)
+	// DenyAsSystem denies an approval as opsgate itself (input ended).
+	DenyAsSystem(ctx context.Context, approvalID, reason string) (core.Approval, error)
+	// Status describes a conversation (/status).
+	Status(ctx context.Context, convKey string) (core.Status, error)
 	// Wait blocks until no run is active and all events were delivered.
 	Wait(ctx context.Context) error
 }
@@ -41,11 +53,14 @@ type Options struct {
 	Out io.Writer
 	// Interactive: In and Out are a terminal (prompt, Ctrl-C, live lines).
 	Interactive bool
-	// Color enables ANSI colors; only used when Interactive.
+	// Color enables opsgate's own ANSI escape sequences: colors, and
+	// redrawing a tool's status line when it finishes. Only used when
+	// Interactive; without it, no ESC byte is ever written.
 	Color bool
 	// User is the person at the keyboard: the requester and the approver.
 	User core.Actor
-	// ConvKey is the conversation, conventionally "terminal:<os user>".
+	// ConvKey is the conversation to start in, made by ConvKey; /new
+	// replaces its id with a fresh one.
 	ConvKey string
 	// Engine may be nil here and set with SetEngine before Run: the engine
 	// needs the adapter as its sender first.
@@ -54,7 +69,8 @@ type Options struct {
 }
 
 // Errors Run and Ask return (wrapped) so that a script sees a non-zero
-// exit status. Neither is returned on a terminal, where the user saw it.
+// exit status. On a terminal, where the user saw what happened, only
+// ErrUnanswered is returned.
 var (
 	// ErrUnanswered: input ended while approvals were pending; they were
 	// denied.
@@ -62,7 +78,13 @@ var (
 	// ErrRunFailed: a run ended with an error (the model endpoint could not
 	// be used, for example).
 	ErrRunFailed = errors.New("a run failed")
+	// ErrLineTooLong: lines over MaxLineBytes were discarded.
+	ErrLineTooLong = errors.New("line too long")
 )
+
+// NoAnswerReason is the reason of the denial of an approval still waiting
+// when input ends.
+const NoAnswerReason = "no answer: input ended"
 
 // doubleInterrupt is how soon a second Ctrl-C quits instead of stopping.
 const doubleInterrupt = 2 * time.Second
@@ -74,14 +96,17 @@ type Adapter struct {
 
 	mu            sync.Mutex // guards everything below and writes to Out
 	engine        Engine
-	pending       []core.Approval // awaiting an answer, in order
-	busy          bool            // a run is active (from the user's point of view)
-	midLine       bool            // Out does not end with a newline
-	lastCall      string          // call id of the status line printed last
-	asked         string          // approval id last asked about
-	streamed      bool            // tokens of the current generation were printed
-	failed        bool            // the current run already reported its error
-	failures      int             // runs that ended with status error
+	conv          string    // the conversation in use
+	pending       []request // awaiting an answer, in order
+	batch         int       // requests in the current batch, for "1/2"
+	busy          bool      // a run is active (from the user's point of view)
+	midLine       bool      // Out does not end with a newline
+	lastCall      string    // call id of the status line printed last
+	asked         string    // approval id last asked about
+	streamed      bool      // tokens of the current generation were printed
+	failed        bool      // the current run already reported its error
+	failures      int       // runs that ended with status error
+	tooLong       int       // lines over MaxLineBytes
 	lastInterrupt time.Time
 
 	quitOnce sync.Once
@@ -102,6 +127,7 @@ func New(opts Options) *Adapter {
 		opts:   opts,
 		log:    opts.Logger.With("adapter", "terminal"),
 		engine: opts.Engine,
+		conv:   opts.ConvKey,
 		quit:   make(chan struct{}),
 	}
 }
@@ -129,10 +155,10 @@ func (a *Adapter) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return a.ended(ctx)
 		case l, ok := <-lines:
-			if !ok {
+			if !ok || l.err != nil {
 				return a.finish(ctx, l.err)
 			}
-			quit, err := a.handleLine(ctx, l.text)
+			quit, err := a.handleLine(ctx, l)
 			if err != nil || quit {
 				return err
 			}
@@ -169,10 +195,10 @@ func (a *Adapter) Ask(ctx context.Context, text string) error {
 		case <-ctx.Done():
 			return a.ended(ctx)
 		case l, ok := <-lines:
-			if !ok {
+			if !ok || l.err != nil {
 				return a.finish(ctx, l.err)
 			}
-			if _, err := a.handleLine(ctx, l.text); err != nil {
+			if _, err := a.handleLine(ctx, l); err != nil {
 				return err
 			}
 		}
@@ -196,12 +222,22 @@ func (a *Adapter) Interrupt() {
 	}
 	a.printLocked(a.paint(dim, "^C stopping… (Ctrl-C again to quit)"))
 	a.mu.Unlock()
-	e.Stop(context.Background(), a.opts.ConvKey)
+	e.Stop(context.Background(), a.ConvKey())
 }
 
+// ConvKey returns the conversation in use: Options.ConvKey until /new.
+func (a *Adapter) ConvKey() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.conv
+}
+
+// input is one line of In: its text, or tooLong, or the read error that
+// ended input.
 type input struct {
-	text string
-	err  error
+	text    string
+	tooLong bool
+	err     error
 }
 
 // start checks the adapter, derives a context that a double Ctrl-C

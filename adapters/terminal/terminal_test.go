@@ -19,7 +19,7 @@ import (
 
 var alice = core.Actor{ID: "alice", Name: "alice"}
 
-const conv = "terminal:alice"
+var conv = terminal.ConvKey("alice", "test")
 
 // scriptEngine is a hand-written engine: Handle and Decide record what they
 // got and deliver scripted events to the adapter from another goroutine,
@@ -29,10 +29,13 @@ type scriptEngine struct {
 	sender   core.EventSender
 	onHandle func(in core.Inbound) []core.Event
 	onDecide func(d core.Decision) []core.Event
+	onStatus func(key string) core.Status
 
 	mu        sync.Mutex
 	handled   []string
+	convs     []string // of each handled message
 	decisions []core.Decision
+	system    []string // approvals denied by the system
 	stops     int
 	pending   sync.WaitGroup
 }
@@ -43,7 +46,9 @@ func (e *scriptEngine) deliver(evs []core.Event) {
 		defer e.pending.Done()
 		time.Sleep(time.Millisecond) // deliver after the call returned, like the engine
 		for _, ev := range evs {
-			ev.ConvKey = conv
+			if ev.ConvKey == "" {
+				ev.ConvKey = conv
+			}
 			if err := e.sender.Send(context.Background(), ev); err != nil {
 				e.t.Errorf("Send(%s): %v", ev.Type, err)
 			}
@@ -54,8 +59,9 @@ func (e *scriptEngine) deliver(evs []core.Event) {
 func (e *scriptEngine) Handle(_ context.Context, in core.Inbound) error {
 	e.mu.Lock()
 	e.handled = append(e.handled, in.Text)
+	e.convs = append(e.convs, in.ConvKey)
 	e.mu.Unlock()
-	if in.ConvKey != conv || in.User != alice {
+	if !strings.HasPrefix(in.ConvKey, terminal.ConvPrefix("alice")) || in.User != alice {
 		e.t.Errorf("Handle got conv %q user %v", in.ConvKey, in.User)
 	}
 	if e.onHandle != nil {
@@ -81,6 +87,24 @@ func (e *scriptEngine) Decide(_ context.Context, d core.Decision) (core.Approval
 	return core.Approval{ID: d.ApprovalID}, nil
 }
 
+// DenyAsSystem records the denial and delivers what Decide would for it.
+func (e *scriptEngine) DenyAsSystem(_ context.Context, id, reason string) (core.Approval, error) {
+	e.mu.Lock()
+	e.system = append(e.system, id+": "+reason)
+	e.mu.Unlock()
+	if e.onDecide != nil {
+		e.deliver(e.onDecide(core.Decision{ApprovalID: id, Actor: core.SystemActor, Reason: reason}))
+	}
+	return core.Approval{ID: id}, nil
+}
+
+func (e *scriptEngine) Status(_ context.Context, key string) (core.Status, error) {
+	if e.onStatus != nil {
+		return e.onStatus(key), nil
+	}
+	return core.Status{}, nil
+}
+
 func (e *scriptEngine) Wait(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() { e.pending.Wait(); close(done) }()
@@ -94,8 +118,16 @@ func (e *scriptEngine) Wait(ctx context.Context) error {
 
 func newAdapter(t *testing.T, in io.Reader, interactive bool, e *scriptEngine) (*terminal.Adapter, *coretest.SyncBuffer) {
 	t.Helper()
+	return newAdapterWith(t, in, terminal.Options{Interactive: interactive}, e)
+}
+
+// newAdapterWith is newAdapter with more options; In, Out, User and
+// ConvKey are set here.
+func newAdapterWith(t *testing.T, in io.Reader, opts terminal.Options, e *scriptEngine) (*terminal.Adapter, *coretest.SyncBuffer) {
+	t.Helper()
 	out := &coretest.SyncBuffer{}
-	a := terminal.New(terminal.Options{In: in, Out: out, Interactive: interactive, User: alice, ConvKey: conv})
+	opts.In, opts.Out, opts.User, opts.ConvKey = in, out, alice, conv
+	a := terminal.New(opts)
 	e.t, e.sender = t, a
 	a.SetEngine(e)
 	return a, out
@@ -174,7 +206,7 @@ No tokens streamed, whole text.
 ⚠ approval needed: delete_namespace on k8s (DESTRUCTIVE)
     arguments: {"namespace":"dev"}
     requested by alice, expires in 30m
-approve scale_deployment? [y/N]
+approve scale_deployment 1/2 (name=web replicas=3)? [y/N]
 ✔ scale_deployment approved by alice
 ✖ delete_namespace denied by alice: not today
 ⏳ scale_deployment name=web replicas=3
@@ -196,7 +228,7 @@ Scaled web to 3; did not delete dev.
 }
 
 func TestRenderInteractiveRedrawsStatusLine(t *testing.T) {
-	a, out := newAdapter(t, strings.NewReader(""), true, &scriptEngine{})
+	a, out := newAdapterWith(t, strings.NewReader(""), terminal.Options{Interactive: true, Color: true}, &scriptEngine{})
 	for _, ev := range []core.Event{
 		{Type: core.EventToolExecuting, Call: call("c1", "get_pods", `{"namespace":"prod"}`)},
 		{Type: core.EventToolResult, Call: call("c1", "get_pods", ""), Duration: 400 * time.Millisecond},
@@ -206,7 +238,7 @@ func TestRenderInteractiveRedrawsStatusLine(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := "⏳ get_pods namespace=prod\n\x1b[1A\r\x1b[2K✅ get_pods 0.4s\n> "
+	want := "⏳ get_pods namespace=prod\n\x1b[1A\r\x1b[2K\x1b[32m✅ \x1b[0mget_pods 0.4s\n\x1b[1m> \x1b[0m"
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("rendered (-want +got):\n%s", diff)
 	}
@@ -267,7 +299,7 @@ func TestRunAnswersApprovalsInOrder(t *testing.T) {
 		t.Errorf("messages (-want +got):\n%s", diff)
 	}
 	for _, s := range []string{
-		"approve scale_deployment? [y/N]\n✔ scale_deployment approved by alice\napprove restart_pod? [y/N]\n",
+		"approve scale_deployment 1/2 (replicas=3)? [y/N]\n✔ scale_deployment approved by alice\napprove restart_pod 2/2 (pod=web-1)? [y/N]\n",
 		"✖ restart_pod denied by alice: no, wrong pod\ndone\n",
 		"echo: thanks\n",
 	} {
@@ -284,8 +316,11 @@ func TestRunDeniesUnansweredApprovalsAtEOF(t *testing.T) {
 	if !errors.Is(err, terminal.ErrUnanswered) {
 		t.Fatalf("Run = %v, want ErrUnanswered", err)
 	}
-	if len(e.decisions) != 2 || !e.decisions[0].Approve || e.decisions[1].Approve || e.decisions[1].Reason != "no answer: input ended" {
-		t.Errorf("decisions = %+v, want approve then deny for lack of answer", e.decisions)
+	if len(e.decisions) != 1 || !e.decisions[0].Approve {
+		t.Errorf("decisions = %+v, want alice's approval alone", e.decisions)
+	}
+	if diff := cmp.Diff([]string{"a2: no answer: input ended"}, e.system); diff != "" {
+		t.Errorf("denials by the system (-want +got):\n%s", diff)
 	}
 	if !strings.Contains(out.String(), "no answer for restart_pod: input ended, denying\n") {
 		t.Errorf("output does not report the denial:\n%s", out.String())

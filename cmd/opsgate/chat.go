@@ -15,19 +15,28 @@ import (
 	"github.com/opsgate/opsgate/core"
 )
 
-const chatHelp = `Usage: opsgate chat [-m TEXT]
+const chatHelp = `Usage: opsgate chat [--resume | --conversation NAME] [-m TEXT]
 
-Talk to opsgate in this terminal. Mutating tools ask for approval:
-answer y or yes to approve, anything else denies. /stop stops the
-current run; Ctrl-C stops it too, and a second Ctrl-C (or /quit) exits.
+Talk to opsgate in this terminal. Each start is a new conversation,
+unless --resume or --conversation says otherwise. Mutating tools ask for
+approval: answer y or yes to approve, anything else denies. /stop stops
+the current run; Ctrl-C stops it too, and a second Ctrl-C (or /quit)
+exits. /new starts a fresh conversation, /status shows what runs and
+waits, /help lists the commands.
 
-When stdin is not a terminal, each line is one message or one approval
-answer, handled after the previous one has finished; output is plain
+When stdin is not a terminal, each line is one message, approval answer
+or command, handled after the previous one has finished; output is plain
 text; at end of input opsgate waits for the last run and exits 0. An
 approval still unanswered at end of input is denied, and the exit code
-is 1; so it is when a run ended with an error.
+is 1; so it is when a run ended with an error or a line was longer than
+1 MiB (such a line is discarded, and the next one is read as usual).
+Ctrl-C (SIGINT) then ends the session like SIGTERM: the current run is
+stopped, its open approvals are cancelled, and the exit code is 130.
 
-  -m TEXT  send TEXT, answer its approvals from stdin, and exit
+  --resume             continue your most recent terminal conversation
+  --conversation NAME  continue the conversation NAME (letters, digits,
+                       '-', '_', '.'), or start it
+  -m TEXT              send TEXT, answer its approvals from stdin, and exit
 `
 
 // shutdownTimeout bounds waiting for runs and event delivery on exit.
@@ -36,8 +45,20 @@ const shutdownTimeout = 10 * time.Second
 func (e *env) chat(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
 	message := fs.String("m", "", "send one message and exit")
+	resume := fs.Bool("resume", false, "continue the most recent terminal conversation")
+	named := fs.String("conversation", "", "continue or start the conversation NAME")
 	if code, ok := e.parse(fs, args, chatHelp); !ok {
 		return code
+	}
+	if *resume && *named != "" {
+		fmt.Fprintf(e.stderr, "opsgate chat: --resume and --conversation cannot be used together\n\n%s", chatHelp)
+		return exitUsage
+	}
+	if *named != "" {
+		if err := terminal.CheckConvName(*named); err != nil {
+			fmt.Fprintf(e.stderr, "opsgate chat: --conversation: %v\n", err)
+			return exitUsage
+		}
 	}
 	cfg, ok := e.setup(slog.LevelWarn)
 	if !ok {
@@ -45,21 +66,33 @@ func (e *env) chat(ctx context.Context, args []string) int {
 	}
 	interactive := isTerminal(e.stdin) && isTerminal(e.stdout)
 	who := localUser(e.getenv)
-	term := terminal.New(terminal.Options{
+	// The engine needs its sender before the adapter can be made: the
+	// adapter needs the conversation, which needs the store.
+	var term *terminal.Adapter
+	sender := core.SenderFunc(func(ctx context.Context, ev core.Event) error { return term.Send(ctx, ev) })
+	a, err := openApp(ctx, cfg, e.log, sender, nil)
+	if err != nil {
+		e.fail(err)
+		return exitError
+	}
+	conv, err := chooseConversation(ctx, a.store, who.Name, *resume, *named)
+	if err != nil {
+		e.fail(err)
+		sctx, scancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer scancel()
+		_ = a.shutdown(sctx)
+		return exitError
+	}
+	term = terminal.New(terminal.Options{
 		In:          e.stdin,
 		Out:         e.stdout,
 		Interactive: interactive,
 		Color:       interactive && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb",
 		User:        who,
-		ConvKey:     "terminal:" + who.ID,
+		ConvKey:     conv.key,
+		Engine:      a.engine,
 		Logger:      e.log,
 	})
-	a, err := openApp(ctx, cfg, e.log, term, nil)
-	if err != nil {
-		e.fail(err)
-		return exitError
-	}
-	term.SetEngine(a.engine)
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -85,8 +118,10 @@ func (e *env) chat(ctx context.Context, args []string) int {
 		}
 	}()
 	if interactive {
-		fmt.Fprintf(e.stdout, "opsgate %s · %s at %s · toolsets: %s\nType a message. y/yes approves a tool call, anything else denies. /stop or Ctrl-C stops a run; /quit or Ctrl-C twice exits.\n",
-			version, cfg.LLM.Model, cfg.LLM.BaseURL, joinOr(serverNames(cfg), "none"))
+		fmt.Fprintf(e.stdout, "opsgate %s · %s at %s · toolsets: %s\n%s\nType a message. y/yes approves a tool call, anything else denies. /stop or Ctrl-C stops a run; /quit or Ctrl-C twice exits; /help lists the commands.\n",
+			version, cfg.LLM.Model, cfg.LLM.BaseURL, joinOr(serverNames(cfg), "none"), conv.banner())
+	} else if conv.note != "" {
+		fmt.Fprintf(e.stderr, "opsgate: %s\n", conv.note)
 	}
 
 	if *message != "" {
@@ -101,7 +136,7 @@ func (e *env) chat(ctx context.Context, args []string) int {
 		fmt.Fprintln(e.stdout) // leave the shell prompt its own line
 	}
 	if interrupted {
-		a.engine.Stop(context.Background(), "terminal:"+who.ID)
+		a.engine.Stop(context.Background(), term.ConvKey())
 	}
 	sctx, scancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer scancel()
@@ -111,14 +146,16 @@ func (e *env) chat(ctx context.Context, args []string) int {
 	switch {
 	case interrupted && errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case err != nil: // terminal.ErrUnanswered and ErrRunFailed included
+	case err != nil: // terminal.ErrUnanswered, ErrRunFailed and ErrLineTooLong included
 		e.fail(err)
 		return exitError
 	}
 	return exitOK
 }
 
-// localUser is the person at this terminal: the OS user.
+// localUser is the person at this terminal: the OS user. An OS user named
+// like core.SystemActor gets another id: decisions in that id are refused,
+// as they must be for anyone but opsgate itself.
 func localUser(getenv func(string) string) core.Actor {
 	name := ""
 	if u, err := user.Current(); err == nil {
@@ -130,5 +167,9 @@ func localUser(getenv func(string) string) core.Actor {
 	if name == "" {
 		name = "local"
 	}
-	return core.Actor{ID: name, Name: name}
+	id := name
+	if id == core.SystemActor.ID {
+		id = "terminal:" + name
+	}
+	return core.Actor{ID: id, Name: name}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
 )
@@ -56,15 +58,22 @@ func opsgateBinary(t *testing.T) string {
 	return binPath
 }
 
-// runBinary runs opsgate with args and stdin in dir, with an environment
-// that has nothing of the test process but PATH and HOME.
+// binaryCommand is opsgate with args in dir, with an environment that has
+// nothing of the test process but PATH and HOME.
+func binaryCommand(ctx context.Context, t *testing.T, dir string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, opsgateBinary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "USER=sre"}
+	return cmd
+}
+
+// runBinary runs opsgate with args and stdin in dir (see binaryCommand).
 func runBinary(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, opsgateBinary(t), args...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "USER=sre"}
+	cmd := binaryCommand(ctx, t, dir, args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -139,11 +148,11 @@ func TestBinaryChatReadDeniedApprovedWrite(t *testing.T) {
 		"There are 3 pods in prod, all Running.\n",
 		"⚠ approval needed: scale_deployment on k8s (write)\n",
 		`    arguments: {"name":"web","replicas":3}`+"\n",
-		"approve scale_deployment? [y/N]\n",
+		"approve scale_deployment (name=web replicas=3)? [y/N]\n",
 		"✖ scale_deployment denied by "+me+"\n",
 		"Understood: web was not scaled.\n",
 		"⚠ approval needed: scale_deployment on k8s (write)\n",
-		"approve scale_deployment? [y/N]\n",
+		"approve scale_deployment (name=web replicas=3)? [y/N]\n",
 		"✔ scale_deployment approved by "+me+"\n",
 		"⏳ scale_deployment name=web replicas=3\n",
 		"✅ scale_deployment ",
@@ -167,15 +176,7 @@ func TestBinaryChatReadDeniedApprovedWrite(t *testing.T) {
 // mustInOrder checks that the wants appear in s in this order.
 func mustInOrder(t *testing.T, s string, wants ...string) {
 	t.Helper()
-	rest := s
-	for _, w := range wants {
-		i := strings.Index(rest, w)
-		if i < 0 {
-			t.Errorf("output lacks %q after the previous expectations; full output:\n%s", w, s)
-			return
-		}
-		rest = rest[i+len(w):]
-	}
+	coretest.MustInOrder(t, s, wants...)
 }
 
 func TestBinaryDoctorReportsServerThatCannotStart(t *testing.T) {
@@ -230,5 +231,55 @@ func TestBinaryBadConfigStartsNothing(t *testing.T) {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s exists: something started despite the bad configuration", p)
 		}
+	}
+}
+
+// In piped mode, Ctrl-C (SIGINT) ends the session like SIGTERM: the run is
+// stopped, the approval it waits for is cancelled (and never runs), and the
+// exit code is the shell's 130. The README describes this.
+func TestBinaryChatPipedSIGINT(t *testing.T) {
+	dir := t.TempDir()
+	llm := llmfake.New(t)
+	mcp := mcpfake.New()
+	cfg := writeConfig(t, dir, llm.URL, mcp.ServeHTTP(t), "")
+	llm.Push(
+		toolCall("c1", "load_toolset", `{"toolset":"k8s","include_write_tools":true}`),
+		toolCall("c2", "delete_namespace", `{"namespace":"dev"}`),
+		llmfake.Reply{Text: "Not deleted."},
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := binaryCommand(ctx, t, dir, "chat", "--config", cfg)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var out, errOut coretest.SyncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(stdin, "delete dev\n"); err != nil {
+		t.Fatal(err)
+	}
+	for !strings.Contains(out.String(), "[y/N]") {
+		if ctx.Err() != nil {
+			t.Fatalf("no approval question:\nstdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
+		t.Fatalf("opsgate chat after SIGINT: %v, want exit code %d\nstdout:\n%s\nstderr:\n%s", err, exitInterrupted, out.String(), errOut.String())
+	}
+	t.Logf("stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	mustInOrder(t, out.String(), "approve DESTRUCTIVE delete_namespace (namespace=dev)? [y/N]\n", "✖ delete_namespace: cancelled\n")
+	if calls := mcp.Calls(); len(calls) != 0 {
+		t.Errorf("MCP calls = %+v, want none", calls)
 	}
 }

@@ -30,7 +30,9 @@ func TestMainUsage(t *testing.T) {
 		{name: "unknown command", args: []string{"deploy"}, code: exitUsage, stderr: `opsgate: unknown command "deploy"`},
 		{name: "unknown flag", args: []string{"chat", "--bogus"}, code: exitUsage, stderr: "opsgate chat: flag provided but not defined: -bogus"},
 		{name: "stray argument", args: []string{"doctor", "now"}, code: exitUsage, stderr: `opsgate doctor: unexpected argument "now"`},
-		{name: "chat help", args: []string{"chat", "-h"}, code: exitOK, stdout: "Usage: opsgate chat [-m TEXT]"},
+		{name: "chat help", args: []string{"chat", "-h"}, code: exitOK, stdout: "Usage: opsgate chat [--resume | --conversation NAME] [-m TEXT]"},
+		{name: "chat resume and conversation", args: []string{"chat", "--resume", "--conversation", "x"}, code: exitUsage, stderr: "opsgate chat: --resume and --conversation cannot be used together"},
+		{name: "chat bad conversation name", args: []string{"chat", "--conversation", "a/b"}, code: exitUsage, stderr: `opsgate chat: --conversation: terminal: conversation name "a/b": only letters, digits, '-', '_' and '.' are allowed`},
 		{name: "version", args: []string{"version"}, code: exitOK, stdout: "opsgate dev\n"},
 	}
 	for _, tt := range tests {
@@ -194,8 +196,9 @@ func TestChatDeniesApprovalLeftUnansweredAtEOF(t *testing.T) {
 	}
 	mustContain(t, "stdout", out.String(),
 		"⚠ approval needed: delete_namespace on k8s (DESTRUCTIVE)\n",
-		"approve DESTRUCTIVE delete_namespace? [y/N]\n",
+		"approve DESTRUCTIVE delete_namespace (namespace=dev)? [y/N]\n",
 		"no answer for delete_namespace: input ended, denying\n",
+		"✖ delete_namespace denied by opsgate: no answer: input ended\n",
 		"Not deleted: nobody approved.\n")
 	mustContain(t, "stderr", errOut.String(), "opsgate: terminal: input ended with approvals unanswered (1 denied)\n")
 	if calls := mcp.Calls(); len(calls) != 0 {

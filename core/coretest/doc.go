@@ -1,6 +1,7 @@
 // Package coretest holds what tests of every opsgate package share: a
-// recording EventSender and helpers to wait for events. Its subpackages are
-// honest fakes of the outside world and conformance suites:
+// recording EventSender, helpers to wait for events and to check output.
+// Its subpackages are honest fakes of the outside world and conformance
+// suites:
 //
 //   - llmfake: an OpenAI-compatible Chat Completions server that streams
 //     scripted text and tool calls over SSE and can answer 429/503.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/opsgate/opsgate/core"
 )
@@ -29,8 +30,11 @@ func (s *Store) SaveInbound(ctx context.Context, in core.Inbound) (first bool, e
 			return err
 		}
 		n, err := res.RowsAffected()
-		first = n == 1
-		return err
+		if err != nil || n != 1 {
+			return err // a redelivery is no activity
+		}
+		first = true
+		return touchConversation(ctx, tx, in.ConvKey)
 	})
 	if err != nil {
 		return false, fmt.Errorf("sqlite: save inbound %q in %q: %w", in.MessageID, in.ConvKey, err)
@@ -54,19 +58,54 @@ func (s *Store) Conversation(ctx context.Context, key string) (core.Conversation
 }
 
 func conversation(ctx context.Context, q queryer, key string) (core.Conversation, error) {
-	c := core.Conversation{Key: key}
+	return scanConversation(q.queryRow(ctx, `SELECT `+conversationColumns+` FROM conversations WHERE key = ?`, key))
+}
+
+const conversationColumns = `key, title, toolsets, created_at, updated_at`
+
+func scanConversation(row scanner) (core.Conversation, error) {
+	var c core.Conversation
 	var toolsets string
-	var created sql.NullInt64
-	err := q.queryRow(ctx, `SELECT title, toolsets, created_at FROM conversations WHERE key = ?`, key).
-		Scan(&c.Title, &toolsets, &created)
-	if err != nil {
+	var created, updated sql.NullInt64
+	if err := row.Scan(&c.Key, &c.Title, &toolsets, &created, &updated); err != nil {
 		return c, err
 	}
-	c.CreatedAt = fromMicros(created)
+	c.CreatedAt, c.UpdatedAt = fromMicros(created), fromMicros(updated)
+	var err error
 	if c.Toolsets, err = decodeToolsets(toolsets); err != nil {
 		return c, fmt.Errorf("toolsets: %w", err)
 	}
 	return c, nil
+}
+
+// Conversations returns the conversations f selects, the most recently
+// active first.
+func (s *Store) Conversations(ctx context.Context, f core.ConversationFilter) ([]core.Conversation, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	// substr counts characters of TEXT; the prefix is compared as text, so
+	// its length is given in characters too. LIKE would fold case.
+	rows, err := s.r.query(ctx, `SELECT `+conversationColumns+` FROM conversations
+		WHERE substr(key, 1, ?) = ? ORDER BY updated_at DESC LIMIT ?`,
+		utf8.RuneCountInString(f.KeyPrefix), f.KeyPrefix, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: conversations: %w", err)
+	}
+	defer rows.Close()
+	var out []core.Conversation
+	for rows.Next() {
+		c, err := scanConversation(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: conversations: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: conversations: %w", err)
+	}
+	return out, nil
 }
 
 // UpdateConversation replaces the title and toolsets of c.Key, creating the
@@ -87,9 +126,10 @@ func updateConversation(ctx context.Context, q queryer, c core.Conversation) err
 	if created.IsZero() {
 		created = time.Now()
 	}
-	_, err = q.exec(ctx, `INSERT INTO conversations (key, title, toolsets, created_at) VALUES (?, ?, ?, ?)
+	_, err = q.exec(ctx, `INSERT INTO conversations (key, created_at, updated_at, title, toolsets)
+		VALUES (?1, ?2, `+nextActivity+`, ?3, ?4)
 		ON CONFLICT (key) DO UPDATE SET title = excluded.title, toolsets = excluded.toolsets`,
-		c.Key, c.Title, toolsets, micros(created))
+		c.Key, micros(created), c.Title, toolsets)
 	return err
 }
 

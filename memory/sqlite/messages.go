@@ -22,7 +22,7 @@ func (s *Store) AppendMessages(ctx context.Context, key string, msgs ...core.Mes
 }
 
 func appendMessages(ctx context.Context, tx *txn, key string, msgs []core.Message) error {
-	if err := ensureConversation(ctx, tx, key); err != nil {
+	if err := touchConversation(ctx, tx, key); err != nil {
 		return err
 	}
 	stmt, err := tx.stmt(ctx, `INSERT INTO messages

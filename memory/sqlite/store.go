@@ -177,8 +177,23 @@ func fromMicros(n sql.NullInt64) time.Time {
 // ensureConversation creates the conversation key when it is missing, so
 // that any method may be the first to use a conversation.
 func ensureConversation(ctx context.Context, q queryer, key string) error {
-	_, err := q.exec(ctx,
-		`INSERT INTO conversations (key, created_at) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`,
+	_, err := q.exec(ctx, `INSERT INTO conversations (key, created_at, updated_at)
+		VALUES (?1, ?2, `+nextActivity+`) ON CONFLICT (key) DO NOTHING`,
 		key, micros(time.Now()))
 	return err
 }
+
+// touchConversation records activity in the conversation key, creating it
+// when missing.
+func touchConversation(ctx context.Context, q queryer, key string) error {
+	_, err := q.exec(ctx, `INSERT INTO conversations (key, created_at, updated_at)
+		VALUES (?1, ?2, `+nextActivity+`) ON CONFLICT (key) DO UPDATE SET updated_at = excluded.updated_at`,
+		key, micros(time.Now()))
+	return err
+}
+
+// nextActivity is the updated_at of an activity at time ?2: that time, or
+// just after the latest activity of any conversation when that is later,
+// so that activities are totally ordered (see 0003_conversation_activity).
+// Writes are serialised, so no two get the same value.
+const nextActivity = `max(?2, (SELECT coalesce(max(updated_at), 0) + 1 FROM conversations))`

@@ -84,8 +84,8 @@ func TestMigrateIdempotentAndVersioned(t *testing.T) {
 	if err != nil {
 		t.Fatalf("SchemaVersion: %v", err)
 	}
-	if v != 2 {
-		t.Errorf("SchemaVersion after Open = %d, want 2", v)
+	if v != 3 {
+		t.Errorf("SchemaVersion after Open = %d, want 3", v)
 	}
 	for i := range 2 {
 		applied, err := s.Migrate(t.Context())
@@ -110,14 +110,14 @@ func TestMigrateIdempotentAndVersioned(t *testing.T) {
 		}
 		got = append(got, name)
 	}
-	if d := cmp.Diff([]string{"0001_init", "0002_inbound_done"}, got); d != "" {
+	if d := cmp.Diff([]string{"0001_init", "0002_inbound_done", "0003_conversation_activity"}, got); d != "" {
 		t.Errorf("schema_migrations (-want +got):\n%s", d)
 	}
 	// Reopening does not apply anything again either.
 	s.Close()
 	s2 := open(t, path)
-	if v, err := s2.SchemaVersion(t.Context()); err != nil || v != 2 {
-		t.Errorf("SchemaVersion after reopening = %d, %v; want 2, nil", v, err)
+	if v, err := s2.SchemaVersion(t.Context()); err != nil || v != 3 {
+		t.Errorf("SchemaVersion after reopening = %d, %v; want 3, nil", v, err)
 	}
 }
 
@@ -247,5 +247,54 @@ func TestErrorsWrapSentinels(t *testing.T) {
 	_, err := s.Run(t.Context(), "nope")
 	if !errors.Is(err, core.ErrNotFound) || !strings.HasPrefix(err.Error(), "sqlite: ") {
 		t.Errorf("Run of an unknown id: err = %q, want a \"sqlite: \" error wrapping ErrNotFound", err)
+	}
+}
+
+// A database written before 0003_conversation_activity gets each
+// conversation's last activity from what it holds.
+func TestMigrationBackfillsConversationActivity(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "opsgate.db")
+	db := raw(t, path)
+	for _, m := range []string{"0001_init", "0002_inbound_done"} {
+		b, err := os.ReadFile(filepath.Join("migrations", m+".sql"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(string(b)); err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+	}
+	t0 := time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC).UnixMicro()
+	for _, stmt := range []string{
+		`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`,
+		`INSERT INTO schema_migrations VALUES (1, '0001_init', 0), (2, '0002_inbound_done', 0)`,
+		// quiet: created last, nothing since; chatty: a message later;
+		// asked: an inbound message later still, its message without a time.
+		`INSERT INTO conversations (key, created_at) VALUES ('chatty', $t0), ('asked', $t0 + 1), ('quiet', $t0 + 2)`,
+		`INSERT INTO messages (conv_key, role, content, tool_call_id, name, run_id, time) VALUES
+			('chatty', 'user', 'hi', '', '', '', $t0 + 10), ('asked', 'user', 'hi', '', '', '', NULL)`,
+		`INSERT INTO inbound (conv_key, message_id, user_id, user_name, text, time, stored_at) VALUES
+			('asked', 'm1', 'u', 'u', 'hi', NULL, $t0 + 20)`,
+	} {
+		if _, err := db.Exec(stmt, sql.Named("t0", t0)); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	s := open(t, path)
+	cs, err := s.Conversations(t.Context(), core.ConversationFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Key     string
+		Updated int64
+	}
+	var got []row
+	for _, c := range cs {
+		got = append(got, row{c.Key, c.UpdatedAt.UnixMicro() - t0})
+	}
+	want := []row{{"asked", 20}, {"chatty", 10}, {"quiet", 2}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("conversations after migrating (-want +got, µs after t0):\n%s", d)
 	}
 }

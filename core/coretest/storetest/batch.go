@@ -48,6 +48,10 @@ func testApply(t *testing.T, s core.Store) {
 	}
 	want := *b.Conversation
 	want.CreatedAt = before.CreatedAt // UpdateConversation keeps it
+	if !got.UpdatedAt.After(before.UpdatedAt) {
+		t.Errorf("UpdatedAt after a batch with messages = %v, want after %v", got.UpdatedAt, before.UpdatedAt)
+	}
+	want.UpdatedAt = got.UpdatedAt // the store's; see testConversationsByActivity
 	diff(t, "Conversation", want, got)
 	// CreateRun, then UpdateRun of the same run: the update wins.
 	diff(t, "Run", *b.UpdateRun, getRun(t, s, "run-1"))
