@@ -20,9 +20,9 @@ const serveHelp = `Usage: opsgate serve
 
 Run the configured chat adapters and schedules, with GET /healthz (alive),
 GET /readyz (ready to serve, as JSON) and GET /metrics (Prometheus) on
-server.listen. SIGINT or SIGTERM
-shut down gracefully: the HTTP server stops, runs finish or checkpoint
-(up to 30 s), then the MCP servers and the store are closed.
+server.listen. SIGINT or SIGTERM shut down gracefully: the HTTP server
+stops, runs finish or checkpoint (up to 30 s), then the MCP servers and
+the store are closed.
 `
 
 // drainTimeout bounds how long serve waits for runs at shutdown.
