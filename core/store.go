@@ -109,6 +109,18 @@ type ApprovalStore interface {
 	DecideApproval(ctx context.Context, id string, d ApprovalOutcome) (Approval, error)
 	// ExpiredApprovals returns pending approvals whose ExpiresAt is before now.
 	ExpiredApprovals(ctx context.Context, now time.Time) ([]Approval, error)
+	// PendingSummary counts the approvals of every conversation that are
+	// still pending. The engine does not need it; metrics do, and reading
+	// it from the store keeps it right across restarts and replicas.
+	PendingSummary(ctx context.Context) (PendingSummary, error)
+}
+
+// PendingSummary describes the approvals waiting for a decision.
+type PendingSummary struct {
+	Count int
+	// Oldest is the CreatedAt of the oldest pending approval; zero when
+	// Count is 0.
+	Oldest time.Time
 }
 
 // ApprovalOutcome is the final state written by DecideApproval.

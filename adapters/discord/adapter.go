@@ -51,6 +51,11 @@ func WithLimits(l render.Limits) Option { return func(a *Adapter) { a.limits = l
 // own for its bot token.
 func WithLimiter(l *render.Limiter) Option { return func(a *Adapter) { a.limiter = l } }
 
+// WithTransport carries the REST calls (gateway discovery included) over
+// rt, to count them for instance; the rewrite to discord.api_url stays in
+// front of it, so rt sees the URLs actually called.
+func WithTransport(rt http.RoundTripper) Option { return func(a *Adapter) { a.transport = rt } }
+
 // Adapter connects opsgate to Discord: it receives mentions, thread
 // messages, DMs, the /opsgate command and button clicks through the
 // gateway, hands them to the engine, and renders the engine's events into
@@ -62,6 +67,9 @@ type Adapter struct {
 	limits  render.Limits
 	limiter *render.Limiter
 	out     *render.Sender
+	// transport is WithTransport's; link is the gateway's state for Health.
+	transport http.RoundTripper
+	link      *render.Link
 
 	places *placeCache
 	seen   *seenSet
@@ -99,7 +107,6 @@ func New(cfg Config, engine Engine, log *slog.Logger, opts ...Option) (*Adapter,
 	if err != nil {
 		return nil, fmt.Errorf("discord: new session: %w", err)
 	}
-	dg.Client = newHTTPClient(cfg.APIURL)
 	dg.Dialer = &websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 15 * time.Second}
 	// 429s go back to render's limiter (or withRetry), which honours
 	// retry_after under a context; a 502 is not re-sent blindly, because a
@@ -115,10 +122,12 @@ func New(cfg Config, engine Engine, log *slog.Logger, opts ...Option) (*Adapter,
 		cfg: cfg, log: log.With("adapter", "discord"), dg: dg, engine: engine,
 		limits: DefaultLimits, appID: cfg.ApplicationID,
 		places: newPlaceCache(), seen: newSeenSet(4096), queues: newQueues(),
+		link: render.NewLink("gateway"),
 	}
 	for _, o := range opts {
 		o(a)
 	}
+	dg.Client = newHTTPClient(cfg.APIURL, a.transport)
 	if a.limiter == nil {
 		// Discord allows a bot 50 requests per second overall.
 		a.limiter = render.NewLimiter(render.LimiterConfig{Rate: 40})

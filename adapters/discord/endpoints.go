@@ -42,9 +42,13 @@ func (t *rebase) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(r)
 }
 
-// newHTTPClient returns the REST client for apiURL (validated, ending in "/").
-func newHTTPClient(apiURL string) *http.Client {
-	var rt http.RoundTripper = http.DefaultTransport
+// newHTTPClient returns the REST client for apiURL (validated, ending in
+// "/"), over transport (nil: http.DefaultTransport).
+func newHTTPClient(apiURL string, transport http.RoundTripper) *http.Client {
+	rt := transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
 	if apiURL != defaultBase {
 		base, _ := url.Parse(apiURL)
 		rt = &rebase{base: base, next: rt}

@@ -94,6 +94,7 @@ func (a *Adapter) gateway(ctx context.Context, ready func()) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		a.link.Down(end.err)
 		if end.fatal != nil {
 			return end.fatal
 		}
@@ -223,6 +224,9 @@ func (a *Adapter) connection(ctx context.Context, sess *gwSession, ready func())
 				established = true
 			case "RESUMED":
 				established = true
+			}
+			if established {
+				a.link.Up()
 			}
 			a.dispatch(p.T, p.D)
 			// The event is handed over (handlers only queue work), so a

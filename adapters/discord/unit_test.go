@@ -252,7 +252,7 @@ func TestAPIURLRebasesRequests(t *testing.T) {
 		got = r.URL.RequestURI()
 	}))
 	defer srv.Close()
-	c := newHTTPClient(srv.URL + "/proxy/")
+	c := newHTTPClient(srv.URL+"/proxy/", nil)
 	resp, err := c.Get(discordgo.EndpointUser("@me") + "?with=1")
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +261,7 @@ func TestAPIURLRebasesRequests(t *testing.T) {
 	if got != "/proxy/api/v9/users/@me?with=1" {
 		t.Errorf("request reached %q, want it under the api_url base", got)
 	}
-	if newHTTPClient(DefaultAPIURL).Transport != http.DefaultTransport {
+	if newHTTPClient(DefaultAPIURL, nil).Transport != http.DefaultTransport {
 		t.Error("the default api_url should not rewrite anything")
 	}
 }

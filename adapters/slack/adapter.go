@@ -54,6 +54,7 @@ type Adapter struct {
 	known  *threads
 	names  *names
 	work   sync.WaitGroup
+	link   *render.Link // for Health
 
 	mu     sync.Mutex
 	engine Engine
@@ -90,6 +91,10 @@ func New(cfg Config, engine Engine, logger *slog.Logger) (*Adapter, error) {
 		seen: newDedupe(time.Hour), known: newThreads(), names: newNames(),
 		engine: engine,
 	}
+	a.link = render.NewLink("auth.test")
+	if a.SocketMode() {
+		a.link = render.NewLink("socket mode")
+	}
 	a.base, a.cancel = context.WithCancel(context.Background())
 	return a, nil
 }
@@ -124,6 +129,7 @@ func (a *Adapter) Run(ctx context.Context) error {
 		if definitive(err) {
 			return err
 		}
+		a.link.Down(err)
 		a.log.Warn("slack unreachable; retrying", "err", err, "in", wait)
 		t := time.NewTimer(wait)
 		select {
@@ -134,6 +140,7 @@ func (a *Adapter) Run(ctx context.Context) error {
 		}
 	}
 	if !a.SocketMode() {
+		a.link.Up()
 		<-ctx.Done()
 		return nil
 	}

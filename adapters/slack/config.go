@@ -40,6 +40,9 @@ type Config struct {
 
 	// HTTPClient makes the Web API calls (default: 30 s timeout).
 	HTTPClient *http.Client
+	// Transport, when set, carries the default HTTPClient's requests (to
+	// count them, for instance); it is ignored when HTTPClient is set.
+	Transport http.RoundTripper
 	// Limiter is the outbound budget of the bot token; share it with
 	// anything else that posts with the same token (default: a new one).
 	Limiter *render.Limiter
@@ -67,7 +70,7 @@ func (c Config) normalize() (Config, error) {
 		c.APIURL = DefaultAPIURL
 	}
 	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+		c.HTTPClient = &http.Client{Timeout: 30 * time.Second, Transport: c.Transport}
 	}
 	if c.Limiter == nil {
 		// Slack's limits are per method and workspace (chat.update: Tier

@@ -3,6 +3,7 @@ package slack
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -36,17 +37,26 @@ func (a *Adapter) runSocketMode(ctx context.Context) error {
 func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, evt socketmode.Event) {
 	switch evt.Type {
 	case socketmode.EventTypeConnecting:
+		// slack-go reconnects (after Slack's disconnect request, a dropped
+		// socket) without another event; keep an earlier failure's reason.
+		if up, _ := a.link.Health(0); up {
+			a.link.Down(errors.New("connection closed; reconnecting"))
+		}
 		a.log.Debug("socket mode connecting")
 	case socketmode.EventTypeConnected:
+		a.link.Up()
 		a.log.Info("socket mode connected")
 	case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError:
 		if ctx.Err() != nil {
 			return // the connection closing at shutdown
 		}
+		a.link.Down(fmt.Errorf("%s: %v", evt.Type, evt.Data))
 		a.log.Warn("socket mode connection trouble; retrying", "event", evt.Type, "data", fmt.Sprint(evt.Data))
 	case socketmode.EventTypeInvalidAuth:
+		a.link.Down(errors.New("the app token was refused"))
 		a.log.Error("socket mode: the app token was refused")
 	case socketmode.EventTypeDisconnect:
+		a.link.Down(errors.New("Slack asked to reconnect"))
 		a.log.Info("socket mode: Slack asked to reconnect")
 	case socketmode.EventTypeErrorBadMessage:
 		// Unparseable (e.g. an event type slack-go does not know): still

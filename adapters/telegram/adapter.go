@@ -29,6 +29,7 @@ type Adapter struct {
 	allowed   map[int64]bool
 	approvers map[int64]bool
 	seen      *recent
+	link      *render.Link // for Health
 
 	mu       sync.Mutex
 	username string              // the bot's @name, from getMe
@@ -57,6 +58,10 @@ func New(cfg Config, eng Engine, log *slog.Logger) (*Adapter, error) {
 		cfg: cfg, eng: eng, log: log.With("adapter", "telegram"), api: api, botID: botID,
 		allowed: set(cfg.AllowedUsers), approvers: set(cfg.Approvers), seen: newRecent(4096),
 		epochs: map[int64]string{}, refused: map[int64]time.Time{},
+		link: render.NewLink("polling"),
+	}
+	if cfg.WebhookURL != "" {
+		a.link = render.NewLink("webhook")
 	}
 	a.sender = render.New(platform{a}, render.Options{Limiter: cfg.Limiter, Logger: a.log})
 	return a, nil
@@ -122,6 +127,7 @@ func (a *Adapter) Run(ctx context.Context) error {
 		if errors.As(err, &re) && re.Kind == render.KindRejected {
 			return fmt.Errorf("telegram: check telegram.token: %w", err)
 		}
+		a.link.Down(err)
 		a.log.Warn("telegram: cannot reach the Bot API; retrying", "err", err)
 		if !sleep(ctx, 5*time.Second) {
 			return nil
@@ -140,6 +146,7 @@ func (a *Adapter) Run(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("telegram: set webhook: %w", a.classify("set webhook", err))
 		}
+		a.link.Up()
 		a.log.Info("telegram: receiving updates by webhook", "bot", "@"+name, "path", a.WebhookPath())
 		<-ctx.Done()
 		return nil
@@ -148,6 +155,9 @@ func (a *Adapter) Run(ctx context.Context) error {
 	if _, err := a.bot(ctx).MakeRequest("deleteWebhook", nil); err != nil {
 		a.log.Warn("telegram: delete webhook", "err", a.classify("delete webhook", err))
 	}
+	// getMe answered: the first long poll may hold for PollTimeout before
+	// it says more.
+	a.link.Up()
 	a.log.Info("telegram: receiving updates by long polling", "bot", "@"+name)
 	return a.poll(ctx)
 }

@@ -39,6 +39,9 @@ type Config struct {
 	// HTTPClient is used for every Bot API call (default: a client with a
 	// timeout a little longer than PollTimeout).
 	HTTPClient *http.Client
+	// Transport, when set, carries the default HTTPClient's requests (to
+	// count them, for instance); it is ignored when HTTPClient is set.
+	Transport http.RoundTripper
 	// Limiter is the outbound budget of this bot token; share it with
 	// anything else that posts with the same token (default: a new one).
 	Limiter *render.Limiter
@@ -91,7 +94,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.PollTimeout = defaultPollTimeout
 	}
 	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{Timeout: c.PollTimeout + 15*time.Second}
+		c.HTTPClient = &http.Client{Timeout: c.PollTimeout + 15*time.Second, Transport: c.Transport}
 	}
 	if c.Limiter == nil {
 		// Telegram allows about 30 calls a second per bot. A bucket's worst

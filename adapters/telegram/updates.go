@@ -26,9 +26,16 @@ const handleTimeout = 15 * time.Second
 func (a *Adapter) poll(ctx context.Context) error {
 	offset := 0
 	backoff := time.Second
+	failing := false
 	for ctx.Err() == nil {
+		// After a failure the first poll does not wait for updates, so
+		// that Health sees at once that Telegram answers again.
+		timeout := max(1, int(a.cfg.PollTimeout/time.Second))
+		if failing {
+			timeout = 0
+		}
 		ups, err := a.bot(ctx).GetUpdates(tgbotapi.UpdateConfig{
-			Offset: offset, Timeout: max(1, int(a.cfg.PollTimeout/time.Second)),
+			Offset: offset, Timeout: timeout,
 			AllowedUpdates: []string{"message", "callback_query"},
 		})
 		if err != nil {
@@ -36,6 +43,8 @@ func (a *Adapter) poll(ctx context.Context) error {
 				break
 			}
 			err = a.classify("get updates", err)
+			a.link.Down(err)
+			failing = true
 			wait := backoff
 			var re *render.Error
 			if errors.As(err, &re) && re.Kind == render.KindRateLimited {
@@ -47,6 +56,8 @@ func (a *Adapter) poll(ctx context.Context) error {
 			continue
 		}
 		backoff = time.Second
+		failing = false
+		a.link.Up()
 		for _, u := range ups {
 			if u.UpdateID < offset {
 				continue

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/opsgate/opsgate/adapters/telegram"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/internal/config"
+	"github.com/opsgate/opsgate/internal/metrics"
 )
 
 // chat is one configured chat adapter, as serve runs it.
@@ -24,16 +26,33 @@ type chat struct {
 	close     func() error
 	// routes are mounted on server.listen (webhooks, Slack HTTP mode).
 	routes map[string]http.Handler
+	// health reports the adapter's connection to its platform (/readyz).
+	health func() (ok bool, detail string)
+}
+
+// healthOf returns the adapter's Health, an optional ability; an adapter
+// without it counts as connected.
+func healthOf(adapter any) func() (bool, string) {
+	if h, ok := adapter.(interface{ Health() (bool, string) }); ok {
+		return h.Health
+	}
+	return func() (bool, string) { return true, "no health check" }
 }
 
 // engineRef lets adapters be built before the engine that needs their
-// senders; serve sets e before anything can call it.
-type engineRef struct{ e *core.Engine }
+// senders; serve sets e before anything can call it. It counts what each
+// decision attempt of an adapter came to in m (nil: not counted).
+type engineRef struct {
+	e *core.Engine
+	m *metrics.Metrics
+}
 
 func (r *engineRef) Handle(ctx context.Context, in core.Inbound) error { return r.e.Handle(ctx, in) }
 func (r *engineRef) Stop(ctx context.Context, key string) bool         { return r.e.Stop(ctx, key) }
 func (r *engineRef) Decide(ctx context.Context, d core.Decision) (core.Approval, error) {
-	return r.e.Decide(ctx, d)
+	a, err := r.e.Decide(ctx, d)
+	r.m.Decided(err)
+	return a, err
 }
 func (r *engineRef) Status(ctx context.Context, key string) (core.Status, error) {
 	return r.e.Status(ctx, key)
@@ -41,7 +60,7 @@ func (r *engineRef) Status(ctx context.Context, key string) (core.Status, error)
 
 // buildChats makes the adapters the configuration turns on (config's On).
 // They only check their configuration here; nothing touches the network
-// until run.
+// until run. Their calls to the platforms are counted in eng.m, when set.
 func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, error) {
 	var chats []chat
 	if cfg.Telegram.On() {
@@ -49,11 +68,12 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 		ad, err := telegram.New(telegram.Config{
 			Token: tc.Token, APIURL: tc.APIURL, WebhookURL: tc.WebhookURL, WebhookSecret: tc.WebhookSecret,
 			AllowedUsers: tc.AllowedUsers, Approvers: tc.Approvers,
+			Transport: eng.m.Transport("telegram", nil, metrics.APIMethod),
 		}, eng, log.With("adapter", "telegram"))
 		if err != nil {
 			return nil, err
 		}
-		c := chat{name: "telegram", owns: ad.Owns, mayDecide: ad.MayDecide, sender: ad.Sender(), run: ad.Run, close: ad.Close}
+		c := chat{name: "telegram", owns: ad.Owns, mayDecide: ad.MayDecide, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad)}
 		if p := ad.WebhookPath(); p != "" {
 			c.routes = map[string]http.Handler{"POST " + p: ad.WebhookHandler()}
 		}
@@ -64,11 +84,12 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 		ad, err := slack.New(slack.Config{
 			BotToken: sc.BotToken, AppToken: sc.AppToken, SigningSecret: sc.SigningSecret, APIURL: sc.APIURL,
 			Channels: sc.Channels, AllowedUsers: sc.AllowedUsers, Approvers: sc.Approvers,
+			Transport: eng.m.Transport("slack", nil, metrics.APIMethod),
 		}, eng, log.With("adapter", "slack"))
 		if err != nil {
 			return nil, err
 		}
-		c := chat{name: "slack", owns: ad.Owns, mayDecide: ad.MayDecide, sender: ad.Sender(), run: ad.Run, close: ad.Close}
+		c := chat{name: "slack", owns: ad.Owns, mayDecide: ad.MayDecide, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad)}
 		if !ad.SocketMode() {
 			c.routes = map[string]http.Handler{"/slack/": ad.Handler()}
 		}
@@ -79,25 +100,28 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 		ad, err := discord.New(discord.Config{
 			Token: dc.Token, ApplicationID: dc.ApplicationID, APIURL: dc.APIURL,
 			Guilds: dc.Guilds, Channels: dc.Channels, AllowedUsers: dc.AllowedUsers, Approvers: dc.Approvers,
-		}, eng, log) // discord.New names itself in the logger
+		}, eng, log, // discord.New names itself in the logger
+			discord.WithTransport(eng.m.Transport("discord", nil, metrics.RESTRoute)))
 		if err != nil {
 			return nil, err
 		}
-		chats = append(chats, chat{name: "discord", owns: ad.Owns, mayDecide: ad.MayDecide, sender: ad, run: ad.Run, close: ad.Close})
+		chats = append(chats, chat{name: "discord", owns: ad.Owns, mayDecide: ad.MayDecide, sender: ad, run: ad.Run, close: ad.Close, health: healthOf(ad)})
 	}
 	return chats, nil
 }
 
 // eventRouter sends each event to the adapter that owns its conversation.
-func eventRouter(chats []chat, log *slog.Logger) core.EventSender {
+// An event of a conversation no adapter serves (an approval of a bot that
+// is no longer configured expiring) is an error: nobody will see it, and
+// the engine logs and counts it as undelivered.
+func eventRouter(chats []chat) core.EventSender {
 	return core.SenderFunc(func(ctx context.Context, ev core.Event) error {
 		for _, c := range chats {
 			if c.owns(ev.ConvKey) {
 				return c.sender.Send(ctx, ev)
 			}
 		}
-		log.Debug("event for a conversation no adapter serves", "type", ev.Type, "conv", ev.ConvKey)
-		return nil
+		return fmt.Errorf("serve: no adapter serves conversation %q (event %s)", ev.ConvKey, ev.Type)
 	})
 }
 

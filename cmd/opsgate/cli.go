@@ -31,7 +31,7 @@ Commands:
   chat [-m TEXT]  talk to opsgate in this terminal; when stdin is not a
                   terminal, read one message or approval answer per line
   serve           run the configured chat adapters and schedules, with
-                  /healthz and /metrics on server.listen
+                  /healthz, /readyz and /metrics on server.listen
   doctor          check the configuration, the LLM, the MCP servers and
                   the store, and say how to fix what is wrong
   migrate         apply pending database migrations

@@ -110,7 +110,7 @@ func TestServeHealthzAndMetrics(t *testing.T) {
 	}
 	mustContain(t, "/metrics", body,
 		"# TYPE opsgate_build_info gauge\n",
-		`opsgate_build_info{version="dev",goversion="go`,
+		`opsgate_build_info{goversion="go`,
 		"# TYPE opsgate_runs_total counter\n",
 		`opsgate_runs_total{status="done"} 0`+"\n",
 		`opsgate_runs_total{status="awaiting_approval"} 0`+"\n",

@@ -12,14 +12,17 @@ import (
 	"os/signal"
 	"sync"
 	"time"
+
+	"github.com/opsgate/opsgate/internal/metrics"
 )
 
 const serveHelp = `Usage: opsgate serve [--allow-empty]
 
-Run the configured chat adapters and schedules, with GET /healthz and
-GET /metrics (Prometheus text format) on server.listen. SIGINT or SIGTERM
-shut down gracefully: the HTTP server stops, runs finish or checkpoint
-(up to 30 s), then the MCP servers and the store are closed.
+Run the configured chat adapters and schedules, with GET /healthz (alive),
+GET /readyz (ready to serve, as JSON) and GET /metrics (Prometheus) on
+server.listen. SIGINT or SIGTERM shut down gracefully: the HTTP server
+stops, runs finish or checkpoint (up to 30 s), then the MCP servers and
+the store are closed.
 
 With no chat adapter enabled and no schedule, serve refuses to start
 (exit 1), unless:
@@ -55,13 +58,15 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	}
 	// Adapters check their configuration before anything is opened, so a
 	// mistake starts nothing.
-	ref := &engineRef{}
+	started := time.Now()
+	m := metrics.New(version, started)
+	ref := &engineRef{m: m}
 	chats, err := buildChats(cfg, e.log, ref)
 	if err != nil {
 		e.fail(err)
 		return exitError
 	}
-	a, err := openApp(ctx, cfg, e.log, eventRouter(chats, e.log), approverRule(chats))
+	a, err := openApp(ctx, cfg, e.log, m.Sender(eventRouter(chats)), approverRule(chats))
 	if err != nil {
 		e.fail(err)
 		return exitError
@@ -82,9 +87,8 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		e.closeApp(a, closeChats)
 		return exitError
 	}
-	started := time.Now()
 	srv := &http.Server{
-		Handler:           e.routes(a, started, chats),
+		Handler:           e.routes(a, chats, m),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(e.log.Handler(), slog.LevelWarn),
 	}
@@ -153,34 +157,6 @@ func (e *env) closeApp(a *app, then ...func() error) {
 	if err := a.shutdown(ctx, then...); err != nil {
 		e.log.Warn("shutdown", "err", err)
 	}
-}
-
-func (e *env) routes(a *app, started time.Time, chats []chat) http.Handler {
-	mux := http.NewServeMux()
-	for _, c := range chats {
-		for pattern, h := range c.routes {
-			mux.Handle(pattern, h)
-		}
-	}
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if err := a.store.Ping(ctx); err != nil {
-			e.log.Warn("health check failed", "err", err)
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintf(w, "store: %v\n", err)
-			return
-		}
-		fmt.Fprintln(w, "ok")
-	})
-	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-		if err := writeMetrics(w, a.engine.Metrics(), started, time.Now()); err != nil {
-			e.log.Debug("write metrics", "err", err)
-		}
-	})
-	return mux
 }
 
 func chatNames(chats []chat) []string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/opsgate/opsgate/core"
 )
@@ -24,6 +25,10 @@ type upstream struct {
 	mu     sync.Mutex
 	cur    *conn // nil when not connected
 	closed bool
+	// lastErr and since describe the state for States: the last failure
+	// to connect or of a call, and when the state began.
+	lastErr error
+	since   time.Time
 }
 
 func newUpstream(cfg ServerConfig, log *slog.Logger) *upstream {
@@ -55,6 +60,7 @@ func (u *upstream) get(ctx context.Context, dial dialFunc) (*conn, error) {
 			return nil, fmt.Errorf("tools: connect %s: %w", u.cfg.Name, ctx.Err())
 		}
 		u.log.Warn("MCP server unavailable", "err", err)
+		u.failed(err)
 		return nil, &core.UnavailableError{Server: u.cfg.Name, Err: err}
 	}
 
@@ -65,7 +71,7 @@ func (u *upstream) get(ctx context.Context, dial dialFunc) (*conn, error) {
 		_ = c.close()
 		return nil, errClosed
 	}
-	u.cur = c
+	u.cur, u.lastErr, u.since = c, nil, time.Now()
 	u.mu.Unlock()
 	return c, nil
 }
@@ -91,6 +97,7 @@ func (u *upstream) fail(c *conn, err error) error {
 	_ = c.close()
 	err = c.withStderr(err)
 	u.log.Warn("MCP server failed; it will be restarted on next use", "err", err)
+	u.failed(err)
 	return &core.UnavailableError{Server: u.cfg.Name, Err: err}
 }
 

@@ -71,6 +71,18 @@ func (s *Store) ExpiredApprovals(ctx context.Context, now time.Time) ([]core.App
 	return as, nil
 }
 
+// PendingSummary counts the pending approvals and finds the oldest (the
+// partial index approvals_pending covers them).
+func (s *Store) PendingSummary(ctx context.Context) (core.PendingSummary, error) {
+	var n int
+	var oldest sql.NullInt64
+	err := s.r.queryRow(ctx, `SELECT COUNT(*), MIN(created_at) FROM approvals WHERE status = 'pending'`).Scan(&n, &oldest)
+	if err != nil {
+		return core.PendingSummary{}, fmt.Errorf("sqlite: pending approvals: %w", err)
+	}
+	return core.PendingSummary{Count: n, Oldest: fromMicros(oldest)}, nil
+}
+
 // DecideApproval moves a pending approval to the final status d.Status. The
 // UPDATE only matches while the approval is pending, so of concurrent
 // deciders, in this process or another, exactly one wins; the others get

@@ -37,6 +37,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
+	if s.outageLocked(w, method, r.PostForm) {
+		s.mu.Unlock()
+		return
+	}
 	call := Call{Method: method, Params: r.PostForm, Time: time.Now(), Code: 200}
 	result, aerr := s.faultLocked(method, r.PostForm)
 	if aerr == nil {

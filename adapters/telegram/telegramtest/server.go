@@ -2,9 +2,9 @@
 // tests: an httptest server that records every call, keeps the messages of
 // every chat as a user would see them (HTML parsed like Telegram does),
 // serves updates by long polling with offsets, and can be told to answer
-// 429 with retry_after or 400 "can't parse entities". With SetBudget it
-// enforces Telegram's flood limits (global and per chat), answering 429
-// beyond them.
+// 429 with retry_after or 400 "can't parse entities", or to be down
+// altogether (Outage). With SetBudget it enforces Telegram's flood limits
+// (global and per chat), answering 429 beyond them.
 package telegramtest
 
 import (
@@ -52,6 +52,7 @@ type Server struct {
 	commands  string
 	budget    *budget     // flood control, nil unless SetBudget turned it on
 	polls     []time.Time // when each getUpdates request arrived
+	down      bool        // Outage: every call is answered 502
 }
 
 type chat struct {
@@ -165,6 +166,38 @@ func (s *Server) RateLimit(method string, chatID int64, retryAfter int) {
 func (s *Server) RejectEntities(method string, n int) {
 	s.Inject(Fault{Method: method, Code: 400, Times: n,
 		Description: "Bad Request: can't parse entities: Can't find end of the entity starting at byte offset 7"})
+}
+
+// Outage makes the Bot API unavailable until Restore: every call, a long
+// poll already waiting included, is answered 502 Bad Gateway, as
+// Telegram's front end answers while the Bot API behind it is down.
+func (s *Server) Outage() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.down = true
+	s.changedLocked() // wakes the long polls
+}
+
+// Restore ends an Outage.
+func (s *Server) Restore() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.down = false
+	s.changedLocked()
+}
+
+// badGateway is Telegram's answer while the Bot API is down.
+var badGateway = apiError{502, "Bad Gateway", 0}
+
+// outageLocked answers and records a call made during an Outage.
+func (s *Server) outageLocked(w http.ResponseWriter, method string, p url.Values) bool {
+	if !s.down {
+		return false
+	}
+	s.calls = append(s.calls, Call{Method: method, Params: p, Time: time.Now(), Code: badGateway.code, Error: badGateway.desc})
+	s.changedLocked()
+	writeErr(w, badGateway)
+	return true
 }
 
 func (s *Server) changedLocked() {

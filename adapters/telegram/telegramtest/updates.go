@@ -91,6 +91,10 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	for {
 		s.mu.Lock()
+		if s.outageLocked(w, "getUpdates", p) {
+			s.mu.Unlock()
+			return
+		}
 		if s.webhook.URL != "" {
 			s.calls = append(s.calls, Call{Method: "getUpdates", Params: p, Time: time.Now(), Code: 409})
 			s.mu.Unlock()

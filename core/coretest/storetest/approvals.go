@@ -236,3 +236,45 @@ func testExpiredApprovals(t *testing.T, s core.Store) {
 		t.Errorf("ExpiredApprovals before anything expired = %d, %v; want none, nil", len(got), err)
 	}
 }
+
+// testPendingSummary checks the count and the oldest creation time of
+// pending approvals over every conversation, as decisions take them out.
+func testPendingSummary(t *testing.T, s core.Store) {
+	summary := func() core.PendingSummary {
+		t.Helper()
+		got, err := s.PendingSummary(t.Context())
+		if err != nil {
+			t.Fatalf("PendingSummary: %v", err)
+		}
+		return got
+	}
+	diff(t, "PendingSummary of an empty store", core.PendingSummary{}, summary())
+
+	old := approval(1, "run-1", conv1, at(time.Hour))
+	old.CreatedAt = at(-time.Minute)
+	mid := approval(2, "run-1", conv1, at(time.Hour))
+	young := approval(3, "run-2", conv2, at(time.Hour))
+	young.CreatedAt = at(time.Minute)
+	// Expired but not yet swept: still pending, and still waiting.
+	late := approval(4, "run-3", conv2, at(-time.Hour))
+	late.CreatedAt = at(2 * time.Minute)
+	createApprovals(t, s, mid, old)
+	createApprovals(t, s, young, late)
+	diff(t, "PendingSummary of four", core.PendingSummary{Count: 4, Oldest: old.CreatedAt}, summary())
+
+	for _, d := range []struct {
+		a  core.Approval
+		st core.ApprovalStatus
+	}{{old, core.ApprovalApproved}, {late, core.ApprovalExpired}} {
+		if _, err := s.DecideApproval(t.Context(), d.a.ID, outcome(d.st, "U2")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	diff(t, "PendingSummary after two decisions", core.PendingSummary{Count: 2, Oldest: mid.CreatedAt}, summary())
+	for _, a := range []core.Approval{mid, young} {
+		if _, err := s.DecideApproval(t.Context(), a.ID, outcome(core.ApprovalDenied, "U2")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	diff(t, "PendingSummary after every decision", core.PendingSummary{}, summary())
+}

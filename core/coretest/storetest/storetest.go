@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"DecideApprovalNotFound", testDecideApprovalNotFound},
 		{"DecideApprovalNotFinal", testDecideApprovalNotFinal},
 		{"ExpiredApprovals", testExpiredApprovals},
+		{"PendingSummary", testPendingSummary},
 		{"AuditAppendAssignsIDs", testAuditAppendAssignsIDs},
 		{"AuditFilter", testAuditFilter},
 		{"AuditUnchanged", testAuditUnchanged},
