@@ -70,6 +70,8 @@ func TestLoadRefusesMore(t *testing.T) {
 		{"bool as text", "people: {a: {slack: yes}}\n", ""},
 		{"self_approval text", "defaults: {self_approval: maybe}\n", `p.yaml:1: defaults.self_approval: must be true or false (got "maybe")`},
 		{"unknown risk", "rules:\n  - {name: x, action: ask, match: {risk: [dangerous]}}\n", `p.yaml:2: rules[0].match.risk[0]: unknown risk "dangerous"`},
+		{"empty risk", "rules:\n  - {name: x, action: ask, match: {risk: []}}\n", "p.yaml:2: rules[0].match.risk: an empty list matches nothing"},
+		{"empty who", "rules:\n  - {name: x, action: ask, match: {who: []}}\n", "p.yaml:2: rules[0].match.who: an empty list matches nobody"},
 		{"unknown who", "rules:\n  - {name: x, action: ask, match: {who: [sre]}}\n", `p.yaml:2: rules[0].match.who[0]: unknown role or person "sre"`},
 		{"unknown person in role", "roles: {sre: [alice]}\n", `p.yaml:1: roles.sre[0]: unknown person "alice" (people: none)`},
 		{"role named like a person", "people: {a: {slack: U1}}\nroles: {a: [a]}\n", `p.yaml:2: roles.a: "a" is also a person`},

@@ -238,6 +238,9 @@ func (b *builder) matcher(n *yaml.Node, key string) (matcher, error) {
 			if err != nil {
 				return err
 			}
+			if len(items) == 0 {
+				return b.r.errf(v, sub, "an empty list matches nothing (leave the key out to match any risk)")
+			}
 			m.risks = []core.Risk{}
 			for i, item := range items {
 				s, err := b.r.name(item, fmt.Sprintf("%s[%d]", sub, i))
@@ -254,6 +257,9 @@ func (b *builder) matcher(n *yaml.Node, key string) (matcher, error) {
 			_, persons, err := b.persons(v, sub)
 			if err != nil {
 				return err
+			}
+			if len(persons) == 0 {
+				return b.r.errf(v, sub, "an empty list matches nobody (leave the key out to match anyone)")
 			}
 			m.who = map[string]bool{}
 			for _, p := range persons {
