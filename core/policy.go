@@ -134,8 +134,11 @@ func unreachable(v Verdict) string {
 	if len(v.Eligible) == 0 {
 		return "nobody may approve this request (no approvers are configured for it)"
 	}
-	return "it needs " + strconv.Itoa(v.Quorum) + " approvals but only " + strconv.Itoa(len(v.Eligible)) +
-		" people may approve (" + joinNames(v.Eligible) + ")"
+	people := strconv.Itoa(len(v.Eligible)) + " people"
+	if len(v.Eligible) == 1 {
+		people = "1 person"
+	}
+	return "it needs " + strconv.Itoa(v.Quorum) + " approvals but only " + people + " may approve (" + joinNames(v.Eligible) + ")"
 }
 
 // Decide is the approver check behind every Policy's MayDecide: who and

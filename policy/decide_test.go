@@ -112,10 +112,10 @@ people: {alice: {slack: U0ALICE}, bob: {slack: U0BOB}}
 defaults: {approvers: [alice, bob], quorum: 2, self_approval: false}
 `, Options{})
 	v := p.Classify(call("k8s", "pods_exec", core.RiskWrite, "slack:U0ALICE", `{}`))
-	if v.Action != core.ActionDeny || v.Reason != "it needs 2 approvals but only 1 people may approve (bob)" {
+	if v.Action != core.ActionDeny || v.Reason != "it needs 2 approvals but only 1 person may approve (bob)" {
 		t.Errorf("alice's request: %+v", v)
 	}
-	if got := v.Denial(); got != "denied by policy: it needs 2 approvals but only 1 people may approve (bob)" {
+	if got := v.Denial(); got != "denied by policy: it needs 2 approvals but only 1 person may approve (bob)" {
 		t.Errorf("Denial() = %q", got)
 	}
 	if v := p.Classify(call("k8s", "pods_exec", core.RiskWrite, "slack:U0CAROL", `{}`)); v.Action != core.ActionAsk {

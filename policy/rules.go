@@ -48,7 +48,11 @@ func (b *builder) checkQuorum(s askSpec, at *yaml.Node, key string) error {
 	if len(s.approvers) == 0 || len(s.eligible) >= s.quorum {
 		return nil
 	}
-	return b.r.errf(at, key, "quorum %d is larger than the %d people who may approve (%s)", s.quorum, len(s.eligible), strings.Join(s.eligible, ", "))
+	people := fmt.Sprintf("the %d people who may", len(s.eligible))
+	if len(s.eligible) == 1 {
+		people = "the 1 person who may"
+	}
+	return b.r.errf(at, key, "quorum %d is larger than %s approve (%s)", s.quorum, people, strings.Join(s.eligible, ", "))
 }
 
 // fieldNodes collects a mapping's known keys' values (null ones left out).
