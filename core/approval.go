@@ -45,6 +45,10 @@ type Approval struct {
 	CreatedAt  time.Time      `json:"created_at"`
 	ExpiresAt  time.Time      `json:"expires_at"`
 	DecidedAt  time.Time      `json:"decided_at,omitzero"`
+	// Verdict is what the policy decided when the request was made: who
+	// may decide it and how many must approve. Decisions are checked
+	// against it, not against a policy reloaded since.
+	Verdict Verdict `json:"verdict,omitzero"`
 }
 
 // Decision is a person's answer to an approval request.

@@ -35,6 +35,8 @@ Commands:
   doctor          check the configuration, the LLM, the MCP servers and
                   the store, and say how to fix what is wrong
   migrate         apply pending database migrations
+  policy          check [FILE] validates the policy file; explain shows
+                  what it decides for one call (opsgate policy help)
   version         print the version
   help            show this help
 
@@ -89,6 +91,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		"serve":   e.serve,
 		"doctor":  e.doctor,
 		"migrate": e.migrate,
+		"policy":  e.policy,
 		"version": e.version,
 	}
 	if cmd == "help" || cmd == "-h" || cmd == "--help" {

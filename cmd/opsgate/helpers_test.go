@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,3 +46,7 @@ func mustContain(t *testing.T, what, got string, wants ...string) {
 		}
 	}
 }
+
+// update rewrites the golden files of this package's tests instead of
+// comparing with them: go test ./cmd/opsgate/ -run Golden -update.
+var update = flag.Bool("update", false, "rewrite golden files")

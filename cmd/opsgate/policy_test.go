@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runMain runs opsgate in-process and returns its exit code and output.
+func runMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut strings.Builder
+	code = Main(context.Background(), args, strings.NewReader(""), &out, &errOut, testEnv())
+	return code, out.String(), errOut.String()
+}
+
+// pkgDir is this package's directory: tests change the working directory.
+var pkgDir, _ = os.Getwd()
+
+// copyExamplePolicy puts configs/policy.example.yaml into dir as
+// policy.yaml.
+func copyExamplePolicy(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(pkgDir, "..", "..", "configs", "policy.example.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Issue 10, acceptance 9 (the command): `opsgate policy check bad.yaml`
+// prints the problem as FILE:LINE: key: what is wrong and exits 1.
+func TestPolicyCheckBadFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	bad := filepath.Join(dir, "bad.yaml")
+	src := "people:\n  alice: {slack: U0ALICE}\nrules:\n  - name: deletes\n    match: {tool: \"[\"}\n    action: deny\n"
+	if err := os.WriteFile(bad, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runMain(t, "policy", "check", bad)
+	want := bad + `:5: rules[0].match.tool: bad glob "[": "[" is not closed by "]"` + "\n"
+	if code != exitError || errOut != want || out != "" {
+		t.Errorf("exit %d\nstdout %q\nstderr %q\nwant stderr %q", code, out, errOut, want)
+	}
+}
+
+func TestPolicyCheck(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	file := copyExamplePolicy(t, dir)
+	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", "policy:\n  file: "+file+"\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		out  string
+	}{
+		{"a file", []string{"policy", "check", file}, "ok: 3 people, 2 roles, 3 rules\n"},
+		{"policy.file of the configuration", []string{"policy", "check", "--config", cfg}, "ok: 3 people, 2 roles, 3 rules\n"},
+		{"flags after the file", []string{"policy", "check", file, "--config", cfg}, "ok: 3 people, 2 roles, 3 rules\n"},
+		{"no policy file", []string{"policy", "check"}, "ok: no policy file (policy.file is not set): the requester or the platform's approvers decide\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if len(tc.args) == 2 {
+				t.Chdir(t.TempDir()) // no ./opsgate.yaml
+			}
+			code, out, errOut := runMain(t, tc.args...)
+			if code != exitOK || out != tc.out {
+				t.Errorf("exit %d\nstdout %q\nstderr %s", code, out, errOut)
+			}
+		})
+	}
+	if code, _, errOut := runMain(t, "policy", "check", file, "extra"); code != exitUsage || !strings.Contains(errOut, `unexpected argument "extra"`) {
+		t.Errorf("two files: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := runMain(t, "policy", "check", filepath.Join(dir, "none.yaml")); code != exitError ||
+		errOut != filepath.Join(dir, "none.yaml")+": cannot read the policy file: no such file or directory\n" {
+		t.Errorf("missing file: exit %d, %s", code, errOut)
+	}
+}
+
+// Issue 10, acceptance 11: `policy explain` prints the matching rule, the
+// action, who may approve and the quorum for representative calls
+// (golden output in testdata/policy_explain.golden; -update rewrites it).
+func TestPolicyExplainGolden(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	copyExamplePolicy(t, dir)
+	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", "slack:\n  approvers: [U0BOB]\n")
+	cases := [][]string{
+		{"--as", "slack:U0BOB", "--server", "k8s", "--tool", "pods_delete", "--args", `{"namespace":"prod"}`, "--risk", "destructive"},
+		{"--as", "slack:U0BOB", "--server", "k8s", "--tool", "deployments_scale", "--args", `{"namespace":"prod-eu","name":"api","replicas":3}`},
+		{"--as", "telegram:12345678", "--server", "k8s", "--tool", "secrets_get", "--args", `{"name":"db"}`, "--risk", "read"},
+		{"--as", "terminal:alice", "--server", "k8s", "--tool", "pods_list", "--args", `{"namespace":"prod"}`, "--risk", "read"},
+	}
+	var got strings.Builder
+	for _, c := range cases {
+		args := append([]string{"policy", "explain", "--policy", "policy.yaml"}, c...)
+		code, out, errOut := runMain(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", c, code, errOut)
+		}
+		got.WriteString("$ opsgate " + shellJoin(args) + "\n" + out + "\n")
+	}
+	// Without a policy file: the requester or the platform's approvers.
+	args := []string{"policy", "explain", "--config", filepath.Base(cfg), "--as", "slack:U0ALICE", "--server", "k8s", "--tool", "pods_delete"}
+	code, out, errOut := runMain(t, args...)
+	if code != exitOK {
+		t.Fatalf("no policy: exit %d: %s", code, errOut)
+	}
+	got.WriteString("$ opsgate " + shellJoin(args) + "\n" + out)
+
+	golden := filepath.Join(pkgDir, "testdata", "policy_explain.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got.String() != string(want) {
+		t.Errorf("policy explain output differs from %s (run with -update after checking):\n--- got\n%s\n--- want\n%s", golden, got.String(), want)
+	}
+}
+
+// shellJoin writes args as a shell command line, so that the golden file
+// shows commands one can paste.
+func shellJoin(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = a
+		if strings.ContainsAny(a, ` {}"*?$'`) {
+			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
+}
+
+func TestPolicyExplainRefusesBadInput(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	copyExamplePolicy(t, dir)
+	base := []string{"policy", "explain", "--policy", "policy.yaml"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"no identity", []string{"--server", "k8s", "--tool", "t"}, exitUsage, `--as: want an identity platform:id, such as slack:U0BOB (got "")`},
+		{"raw id", []string{"--as", "U0BOB", "--server", "k8s", "--tool", "t"}, exitUsage, `(got "U0BOB")`},
+		{"no tool", []string{"--as", "slack:U0BOB", "--server", "k8s"}, exitUsage, "--server and --tool are required"},
+		{"bad risk", []string{"--as", "slack:U0BOB", "--server", "k8s", "--tool", "t", "--risk", "high"}, exitUsage, `--risk: want read, write or destructive (got "high")`},
+		{"bad args", []string{"--as", "slack:U0BOB", "--server", "k8s", "--tool", "t", "--args", "{nope"}, exitUsage, "--args: canonical json:"},
+		{"bad policy", []string{"--as", "slack:U0BOB", "--server", "k8s", "--tool", "t", "--policy", "gone.yaml"}, exitError, "gone.yaml: cannot read the policy file"},
+		{"unknown subcommand", nil, exitUsage, `opsgate policy: unknown command "reload"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(append([]string{}, base...), tc.args...)
+			if tc.args == nil {
+				args = []string{"policy", "reload"}
+			}
+			code, _, errOut := runMain(t, args...)
+			if code != tc.code || !strings.Contains(errOut, tc.err) {
+				t.Errorf("exit %d, want %d; stderr:\n%s\nwant it to contain %q", code, tc.code, errOut, tc.err)
+			}
+		})
+	}
+}
