@@ -50,7 +50,7 @@ func formsOf(s string) []string {
 		raw := enc.WithPadding(base64.NoPadding)
 		for k := 0; k < 3; k++ {
 			e := raw.EncodeToString(append(make([]byte, k), s...))
-			lo := (8*k + 5) / 6        // characters that carry bits of the k bytes before
+			lo := (8*k + 5) / 6          // characters that carry bits of the k bytes before
 			hi := (8 * (k + len(s))) / 6 // the last character may carry bits of the byte after
 			forms = append(forms, e[lo:hi])
 		}

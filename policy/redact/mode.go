@@ -6,7 +6,7 @@ package redact
 // structure back.
 type mode struct {
 	kind   modeKind
-	indent int // modeYAML: column of the data: key
+	indent int      // modeYAML: column of the data: key
 	lex    jsonLex  // modeJSON: inside a string or not
 	want   jsonWant // modeJSON: what may come next
 	key    bool     // modeJSON: the current string is a key
