@@ -18,6 +18,9 @@ var assignSuffixes = []string{
 // classifyKey returns the kind of secret the value of key is, or "". toEOL
 // says the value runs to the end of the line (a header value).
 func classifyKey(key string, quoted bool) (kind string, toEOL bool) {
+	if !keyEnd[key[len(key)-1]] {
+		return "", false
+	}
 	var buf [48]byte
 	n := len(buf)
 	for i := len(key) - 1; i >= 0 && n > 0; i-- {
@@ -52,6 +55,9 @@ func classifyKey(key string, quoted bool) (kind string, toEOL bool) {
 	}
 	return "", false
 }
+
+// keyEnd holds the last letters of every key classifyKey knows.
+var keyEnd = setOf("dDeEtTyYnNaA")
 
 var (
 	blank     = setOf(" \t")

@@ -105,8 +105,8 @@ func jsonString(w string, i int, esc bool) (content string, end int, st status) 
 	for j := s; j < len(w); j++ {
 		if l.feed(w[j]) == evStrEnd {
 			e := j
-			if esc {
-				e--
+			if esc && e > s && w[e-1] == '\\' {
+				e-- // the backslash of \"
 			}
 			return w[s:e], j + 1, found
 		}

@@ -40,7 +40,7 @@ func (sc *scanner) jsonData(buf, w string, p int, fin, capped bool) cand {
 		}
 		k++
 	}
-	secret := cand{st: found, end: k, out: w[p:k], mode: mode{kind: modeJSON, lex: jsonLex{esc: esc}}}
+	secret := cand{st: found, end: k, out: w[p:k], enter: modeJSON, esc: esc}
 	if !esc {
 		if col, first := sc.lineCol(buf, p); first {
 			switch sc.trk.kindAt(col) {

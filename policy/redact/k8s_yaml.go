@@ -59,7 +59,7 @@ func (sc *scanner) yamlData(w string, fin, capped bool) cand {
 	default:
 		return cand{} // data: {...} inline, or a scalar
 	}
-	secret := cand{st: found, end: end, out: w[:end], mode: mode{kind: modeYAML, indent: d}}
+	secret := cand{st: found, end: end, out: w[:end], enter: modeYAML, indent: int32(d)}
 	switch sc.trk.kindAt(d) {
 	case "Secret":
 		return secret
@@ -112,6 +112,8 @@ func yamlKindAfter(w string, pos, d int, fin, capped bool) status {
 		}
 		key, val := keyValue([]byte(rest))
 		switch string(key) {
+		case "":
+			return none // not YAML any more: the object ended
 		case "kind":
 			if string(val) == "Secret" {
 				return found

@@ -8,12 +8,19 @@ import (
 	"strings"
 )
 
-// A literal is one form of a secret opsgate was configured with.
-type literal struct{ s string }
+// literalSet holds every form of every secret opsgate was configured with,
+// and finds the leftmost in one pass over the text, whatever their number.
+type literalSet struct {
+	lits    []string // longest first
+	maxLen  int
+	pair    [1 << 16 / 64]uint64 // the first two bytes of some literal
+	byPair  map[uint16][]int
+	byFirst [256][]int
+}
 
-// literalsOf returns the forms to look for, longest first, so that of two
-// forms starting at the same place the longer one is redacted whole.
-func literalsOf(secrets []string) ([]literal, error) {
+// literalsOf returns the forms to look for, nil if none. Of two forms
+// starting at the same place, the longer one is redacted, whole.
+func literalsOf(secrets []string) (*literalSet, error) {
 	seen := map[string]bool{}
 	var forms []string
 	for i, s := range secrets {
@@ -30,12 +37,18 @@ func literalsOf(secrets []string) ([]literal, error) {
 			}
 		}
 	}
-	sort.SliceStable(forms, func(i, j int) bool { return len(forms[i]) > len(forms[j]) })
-	lits := make([]literal, len(forms))
-	for i, f := range forms {
-		lits[i] = literal{s: f}
+	if len(forms) == 0 {
+		return nil, nil
 	}
-	return lits, nil
+	sort.SliceStable(forms, func(i, j int) bool { return len(forms[i]) > len(forms[j]) })
+	ls := &literalSet{lits: forms, maxLen: len(forms[0]), byPair: map[uint16][]int{}}
+	for i, f := range forms {
+		k := uint16(f[0])<<8 | uint16(f[1])
+		ls.pair[k/64] |= 1 << (k % 64)
+		ls.byPair[k] = append(ls.byPair[k], i)
+		ls.byFirst[f[0]] = append(ls.byFirst[f[0]], i)
+	}
+	return ls, nil
 }
 
 // formsOf returns s as it may appear in output: itself, URL-escaped, and
@@ -58,38 +71,33 @@ func formsOf(s string) []string {
 	return forms
 }
 
-// find returns the leftmost occurrence of l in buf, or, when more text may
-// follow, the leftmost tail of buf that could still become one.
-func (l literal) find(buf string, final bool) (start, end int, st status) {
-	i := strings.Index(buf, l.s)
-	if !final {
-		if k := partialTail(buf, l.s); k >= 0 && (i < 0 || k < i) {
-			return k, k, partial
+// find returns the leftmost occurrence of a literal in buf, or, when more
+// text may follow, the leftmost tail of buf that could still become one.
+func (ls *literalSet) find(buf string, final bool) (start, end int, st status) {
+	ms, me := -1, -1
+	for i := 0; i+1 < len(buf) && ms < 0; i++ {
+		k := uint16(buf[i])<<8 | uint16(buf[i+1])
+		if ls.pair[k/64]&(1<<(k%64)) == 0 {
+			continue
+		}
+		for _, j := range ls.byPair[k] {
+			if strings.HasPrefix(buf[i:], ls.lits[j]) {
+				ms, me = i, i+len(ls.lits[j])
+				break
+			}
 		}
 	}
-	if i < 0 {
+	if !final {
+		for k := max(0, len(buf)-ls.maxLen+1); k < len(buf) && (ms < 0 || k < ms); k++ {
+			for _, j := range ls.byFirst[buf[k]] {
+				if l := ls.lits[j]; len(buf)-k < len(l) && strings.HasPrefix(l, buf[k:]) {
+					return k, k, partial
+				}
+			}
+		}
+	}
+	if ms < 0 {
 		return 0, 0, none
 	}
-	return i, i + len(l.s), found
-}
-
-// partialTail returns the leftmost k such that buf[k:] is a non-empty
-// proper prefix of s, or -1.
-func partialTail(buf, s string) int {
-	k := len(buf) - len(s) + 1
-	if k < 0 {
-		k = 0
-	}
-	for k < len(buf) {
-		j := strings.IndexByte(buf[k:], s[0])
-		if j < 0 {
-			return -1
-		}
-		k += j
-		if strings.HasPrefix(s, buf[k:]) {
-			return k
-		}
-		k++
-	}
-	return -1
+	return ms, me, found
 }

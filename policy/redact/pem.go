@@ -27,7 +27,7 @@ func pemAt(w string, p int, fin bool) cand {
 	if !strings.Contains(w[i:j], "PRIVATE KEY") {
 		return cand{} // a certificate or public key is not secret
 	}
-	return cand{st: found, end: e, out: privateKeyMarker, mode: mode{kind: modePEM}}
+	return cand{st: found, end: e, out: privateKeyMarker, enter: modePEM}
 }
 
 var (

@@ -56,7 +56,7 @@ type Options struct {
 // the built-in detectors only, so a component that was never handed one
 // still does not leak.
 type Redactor struct {
-	literals []literal
+	literals *literalSet // nil without configured secrets
 	patterns []pattern
 }
 

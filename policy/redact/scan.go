@@ -31,7 +31,7 @@ func newScanner(r *Redactor) *scanner {
 		r:    r,
 		last: '\n',
 		trk:  tracker{space: true},
-		ext:  make([]extCache, len(r.literals)+len(r.patterns)),
+		ext:  make([]extCache, r.externals()),
 	}
 }
 
@@ -46,12 +46,15 @@ const (
 
 // cand is a detector's answer: for found, the input up to end is replaced
 // by out (which keeps whatever is not secret, such as a key name), and the
-// scanner then continues in mode.
+// scanner then continues in mode enter (with indent or esc for it). It is
+// kept small: it is returned for every word of a text.
 type cand struct {
-	st   status
-	end  int
-	out  string
-	mode mode
+	st     status
+	esc    bool
+	enter  modeKind
+	indent int32
+	end    int
+	out    string
 }
 
 var hold = cand{st: partial}
@@ -124,15 +127,15 @@ func (sc *scanner) step(input string, off int, buf string, final bool, out *stri
 	}
 	ext := sc.external(input, off, buf, final)
 	for p := 0; p < limit; p++ {
-		if p > 0 && p != ext.start && isAlnum[buf[p-1]] && isAlnum[buf[p]] {
-			continue // inside a word: no detector starts here
+		if p != ext.start && (p > 0 || sc.last != '\n') && !canStart(buf, p, sc.last) {
+			continue
 		}
 		c := sc.at(buf, p, final, ext)
 		switch {
 		case c.st == found:
 			out.WriteString(buf[:p])
 			out.WriteString(c.out)
-			sc.mode = c.mode
+			sc.mode = mode{kind: c.enter, indent: int(c.indent), lex: jsonLex{esc: c.esc}}
 			return c.end, true
 		case c.st == partial && !final:
 			if p == 0 {
@@ -191,6 +194,22 @@ func (sc *scanner) at(buf string, p int, final bool, ext extCand) cand {
 		}
 	}
 	return cand{}
+}
+
+// canStart is a quick test that rules out most positions: the detectors
+// that ask at each position start at a key character or a quote, and
+// (except a private key's dashes and a JSON key) only at the start of a
+// word.
+func canStart(buf string, p int, last byte) bool {
+	c := buf[p]
+	if !isKeyChar[c] && c != '"' && c != '\\' {
+		return false
+	}
+	prev := last
+	if p > 0 {
+		prev = buf[p-1]
+	}
+	return !isAlnum[prev] || c == '-' || c == '"' || c == '\\'
 }
 
 // lineCol reports the column of buf[p] and whether only spaces precede it
