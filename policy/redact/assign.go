@@ -40,9 +40,9 @@ func classifyKey(key string, quoted bool) (kind string, toEOL bool) {
 		return kindKubeconfig, false
 	case "authorization", "proxyauthorization":
 		return kindAuthorization, true
-	case "token", "idtoken", "refreshtoken":
-		if !quoted { // a kubeconfig is YAML; a JSON "token" is any API's
-			return kindKubeconfig, false
+	case "auth": // "auth": a registry's user:password in .dockerconfigjson
+		if quoted { // unquoted, it is a commit subject's scope
+			return kindAssignment, false
 		}
 	}
 	if strings.HasSuffix(norm, "secretaccesskey") || norm == "awssecretkey" {
@@ -57,7 +57,7 @@ func classifyKey(key string, quoted bool) (kind string, toEOL bool) {
 }
 
 // keyEnd holds the last letters of every key classifyKey knows.
-var keyEnd = setOf("dDeEtTyYnNaA")
+var keyEnd = setOf("dDeEtTyYnNaAhH")
 
 var (
 	blank     = setOf(" \t")
@@ -66,8 +66,8 @@ var (
 )
 
 // assignAt matches key<sep>value at w[p] (a word start; prev is the byte
-// before it).
-func assignAt(w string, p int, fin bool, prev byte) cand {
+// before it; w is buf, perhaps shortened to the hold limit).
+func (sc *scanner) assignAt(buf, w string, p int, fin bool, prev byte) cand {
 	j := span(w, p, isKeyChar)
 	if j == len(w) {
 		return cand{st: ended(fin)}
@@ -103,6 +103,9 @@ func assignAt(w string, p int, fin bool, prev byte) cand {
 		}
 		if w[k+1] == w[k] { // == is a comparison, :: a scope
 			return cand{}
+		}
+		if w[k] == ':' && kind == kindAssignment && !quoted && sc.inKubeconfigUser(buf, p) {
+			kind = kindKubeconfig
 		}
 		k++
 		if w[k-1] == ':' && w[k] == '=' {
@@ -169,6 +172,13 @@ func assignAt(w string, p int, fin bool, prev byte) cand {
 		}
 	}
 	return cand{st: found, end: e, out: out + marker(kind)}
+}
+
+// inKubeconfigUser reports whether the key at buf[p] starts a line of the
+// user: mapping of a kubeconfig's users.
+func (sc *scanner) inKubeconfigUser(buf string, p int) bool {
+	col, first := sc.lineCol(buf, p)
+	return first && sc.trk.parentAt(col) == "user"
 }
 
 // closingQuote returns the index of the quote q closing a value that

@@ -17,12 +17,12 @@
 //     such as Bearer, stays).
 //   - url_password: the password of scheme://user:password@host (scheme,
 //     user and host stay).
-//   - kubeconfig: client-key-data, client-certificate-data, token: and
-//     id-token: values in kubeconfig YAML.
+//   - kubeconfig: client-key-data and client-certificate-data values, and
+//     the token:, password: (any secret key) of a kubeconfig's user:.
 //   - password_assignment: the value of a key ending in password, passwd,
 //     passphrase, secret, api_key, token, private_key (and a few more) in
-//     key=value, key: value, "key": "value" and --key value forms. The key
-//     stays. The password: of a kubeconfig user is one of these.
+//     key=value, key: value, "key": "value" and --key value forms, and the
+//     "auth" of a .dockerconfigjson. The key stays.
 //   - k8s_secret_data: the values of the data: and stringData: maps of a
 //     Kubernetes Secret, in YAML and JSON (kubectl get secret -o yaml|json).
 //     A ConfigMap's data is not a secret and stays.
@@ -53,8 +53,8 @@
 // the model has transformed: reversed, spelled out, split by spaces,
 // translated into another encoding, or summarised. A user pattern matches
 // within 64 KiB and holds back anything that may still grow into a match,
-// so a pattern that matches prose holds prose. Its "kind" is a best guess
-// from context (the password of a kubeconfig user is labelled
-// password_assignment). Approval arguments are stored exact; only their
-// display is redacted.
+// so a pattern that matches prose holds prose. A label is a best guess from
+// context: the token: of a kubeconfig user whose user: line is not in the
+// text is labelled password_assignment. Approval arguments are stored exact;
+// only their display is redacted.
 package redact

@@ -191,7 +191,7 @@ users:
 - name: legacy
   user:
     username: admin
-    password: [REDACTED:password_assignment]
+    password: [REDACTED:kubeconfig]
 `
 	return doc{name: "kubeconfig", text: text, want: want, secrets: []string{cert, key, tok, pw}}
 }

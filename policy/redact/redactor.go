@@ -95,7 +95,9 @@ func (r *Redactor) String(s string) string {
 	sc := newScanner(r.orBuiltin())
 	var b strings.Builder
 	b.Grow(len(s))
-	sc.run(s, true, &b)
+	if rest := sc.run(s, true, &b); rest != "" {
+		b.WriteString(marker("undecided")) // unreachable: with final every step decides
+	}
 	return b.String()
 }
 

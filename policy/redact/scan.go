@@ -72,9 +72,10 @@ func (sc *scanner) run(buf string, final bool, out *strings.Builder) string {
 				break
 			}
 		}
+		before := sc.mode.kind
 		n, ok := sc.step(input, off, view, final, out)
-		if !ok {
-			break
+		if !ok || (n == 0 && sc.mode.kind == before) {
+			break // nothing decided (a step makes progress or changes mode)
 		}
 		sc.consume(view[:n])
 		off += n
@@ -189,7 +190,7 @@ func (sc *scanner) at(buf string, p int, final bool, ext extCand) cand {
 		}
 	}
 	if isKeyChar[w[p]] && !isKeyChar[prev] {
-		if c := assignAt(w, p, fin, prev); c.st != none {
+		if c := sc.assignAt(buf, w, p, fin, prev); c.st != none {
 			return c
 		}
 	}

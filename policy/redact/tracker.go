@@ -10,11 +10,15 @@ import (
 // the object being printed, so that a data: map that comes after kind:
 // (hand-written manifests) is known to be a Secret's at once. kubectl prints
 // kind after data; that order is handled by looking ahead (k8s_yaml.go).
+//
+// It also remembers the keys that open a nested mapping (parents), so that
+// the password: or token: of a kubeconfig's user: is labelled kubeconfig.
 type tracker struct {
-	head  []byte // the first headMax bytes of the current line
-	col   int    // bytes of the current line consumed
-	space bool   // whether they were all spaces
-	kinds []kindAt
+	head    []byte // the first headMax bytes of the current line
+	col     int    // bytes of the current line consumed
+	space   bool   // whether they were all spaces
+	kinds   []kindAt
+	parents []kindAt // kind holds the key
 }
 
 type kindAt struct {
@@ -58,10 +62,11 @@ func (t *tracker) endLine() {
 		return
 	}
 	if n == 0 && (bytes.HasPrefix(rest, []byte("---")) || bytes.HasPrefix(rest, []byte("..."))) {
-		t.kinds = t.kinds[:0] // a new YAML document
+		t.kinds, t.parents = t.kinds[:0], t.parents[:0] // a new YAML document
 		return
 	}
-	t.drop(n + 1) // deeper mappings ended
+	t.kinds = dropFrom(t.kinds, n+1) // deeper mappings ended
+	t.parents = dropFrom(t.parents, n)
 	c := n
 	for bytes.HasPrefix(rest, []byte("- ")) {
 		rest = rest[2:]
@@ -73,22 +78,34 @@ func (t *tracker) endLine() {
 	key, val := keyValue(rest)
 	switch string(key) {
 	case "apiVersion":
-		t.drop(c) // a new object starts at this indentation
+		t.kinds = dropFrom(t.kinds, c) // a new object starts at this indentation
 	case "kind":
-		t.drop(c)
-		t.kinds = append(t.kinds, kindAt{indent: c, kind: string(val)})
+		t.kinds = append(dropFrom(t.kinds, c), kindAt{indent: c, kind: string(val)})
+	}
+	if key != nil && len(val) == 0 {
+		t.parents = append(dropFrom(t.parents, c), kindAt{indent: c, kind: string(key)})
 	}
 }
 
-// drop forgets the kinds at column from and deeper.
-func (t *tracker) drop(from int) {
-	k := t.kinds[:0]
-	for _, e := range t.kinds {
+// dropFrom forgets the entries at column from and deeper.
+func dropFrom(es []kindAt, from int) []kindAt {
+	k := es[:0]
+	for _, e := range es {
 		if e.indent < from {
 			k = append(k, e)
 		}
 	}
-	t.kinds = k
+	return k
+}
+
+// parentAt returns the key whose mapping a line indented by c is in.
+func (t *tracker) parentAt(c int) string {
+	for i := len(t.parents) - 1; i >= 0; i-- {
+		if t.parents[i].indent < c {
+			return t.parents[i].kind
+		}
+	}
+	return ""
 }
 
 // kindAt returns the kind remembered for the mapping at column c, or "".
