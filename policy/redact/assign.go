@@ -45,6 +45,9 @@ func classifyKey(key string, quoted bool) (kind string, toEOL bool) {
 			return kindAssignment, false
 		}
 	}
+	if strings.HasPrefix(norm, "existing") { // existingSecret: the name of one
+		return "", false
+	}
 	if strings.HasSuffix(norm, "secretaccesskey") || norm == "awssecretkey" {
 		return kindAWSSecretKey, false
 	}

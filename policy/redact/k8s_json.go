@@ -40,25 +40,12 @@ func (sc *scanner) jsonData(buf, w string, p int, fin, capped bool) cand {
 		}
 		k++
 	}
+	known := ""
+	if col, first := sc.lineCol(buf, p); first && !esc {
+		known = sc.trk.kindAt(col)
+	}
 	secret := cand{st: found, end: k, out: w[p:k], enter: modeJSON, esc: esc}
-	if !esc {
-		if col, first := sc.lineCol(buf, p); first {
-			switch sc.trk.kindAt(col) {
-			case "Secret":
-				return secret
-			case "":
-			default:
-				return cand{}
-			}
-		}
-	}
-	switch jsonKindAfter(w, k, esc, fin, capped) {
-	case found:
-		return secret
-	case partial:
-		return hold
-	}
-	return cand{}
+	return ifSecret(secret, known, func() status { return jsonKindAfter(w, k, esc, fin, capped) })
 }
 
 // jsonKindAfter skips the data object that starts at w[k] and looks at its

@@ -60,14 +60,21 @@ func (sc *scanner) yamlData(w string, fin, capped bool) cand {
 		return cand{} // data: {...} inline, or a scalar
 	}
 	secret := cand{st: found, end: end, out: w[:end], enter: modeYAML, indent: int32(d)}
-	switch sc.trk.kindAt(d) {
+	return ifSecret(secret, sc.trk.kindAt(d), func() status { return yamlKindAfter(w, end, d, fin, capped) })
+}
+
+// ifSecret returns secret if the data map is a Secret's: by the kind
+// remembered for its object (known, "" if none), else by what kindAfter
+// finds after the map.
+func ifSecret(secret cand, known string, kindAfter func() status) cand {
+	switch known {
 	case "Secret":
 		return secret
 	case "":
 	default:
 		return cand{}
 	}
-	switch yamlKindAfter(w, end, d, fin, capped) {
+	switch kindAfter() {
 	case found:
 		return secret
 	case partial:

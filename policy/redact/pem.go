@@ -34,9 +34,10 @@ var (
 	pemLabel = setOf("A-Z", "0-9", " ")
 	// pemBody is what a key block holds up to its END line: base64, the
 	// headers of an encrypted key (Proc-Type: 4,ENCRYPTED), line breaks,
-	// and the \n escapes of a key inside a JSON string. Any other byte ends
-	// a block whose END line never came (truncated output).
-	pemBody = setOf("A-Z", "a-z", "0-9", "+/=-:,\\", " \t\r\n")
+	// the \n escapes of a key inside a JSON string and the quotes of a key
+	// written as a concatenation of string literals. Any other byte ends a
+	// block whose END line never came (truncated output).
+	pemBody = setOf("A-Z", "a-z", "0-9", "+/=-:,\\\"'", " \t\r\n")
 )
 
 // stepPEM drops the body of a private key up to and including its END line.
