@@ -1,20 +1,11 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// runMain runs opsgate in-process and returns its exit code and output.
-func runMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errOut strings.Builder
-	code = Main(context.Background(), args, strings.NewReader(""), &out, &errOut, testEnv())
-	return code, out.String(), errOut.String()
-}
 
 // pkgDir is this package's directory: tests change the working directory.
 var pkgDir, _ = os.Getwd()
@@ -44,7 +35,7 @@ func TestPolicyCheckBadFile(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runMain(t, "policy", "check", bad)
+	code, out, errOut := runMain(t, testEnv(), "policy", "check", bad)
 	want := bad + `:5: rules[0].match.tool: bad glob "[": "[" is not closed by "]"` + "\n"
 	if code != exitError || errOut != want || out != "" {
 		t.Errorf("exit %d\nstdout %q\nstderr %q\nwant stderr %q", code, out, errOut, want)
@@ -70,16 +61,16 @@ func TestPolicyCheck(t *testing.T) {
 			if len(tc.args) == 2 {
 				t.Chdir(t.TempDir()) // no ./opsgate.yaml
 			}
-			code, out, errOut := runMain(t, tc.args...)
+			code, out, errOut := runMain(t, testEnv(), tc.args...)
 			if code != exitOK || out != tc.out {
 				t.Errorf("exit %d\nstdout %q\nstderr %s", code, out, errOut)
 			}
 		})
 	}
-	if code, _, errOut := runMain(t, "policy", "check", file, "extra"); code != exitUsage || !strings.Contains(errOut, `unexpected argument "extra"`) {
+	if code, _, errOut := runMain(t, testEnv(), "policy", "check", file, "extra"); code != exitUsage || !strings.Contains(errOut, `unexpected argument "extra"`) {
 		t.Errorf("two files: exit %d, %s", code, errOut)
 	}
-	if code, _, errOut := runMain(t, "policy", "check", filepath.Join(dir, "none.yaml")); code != exitError ||
+	if code, _, errOut := runMain(t, testEnv(), "policy", "check", filepath.Join(dir, "none.yaml")); code != exitError ||
 		errOut != filepath.Join(dir, "none.yaml")+": cannot read the policy file: no such file or directory\n" {
 		t.Errorf("missing file: exit %d, %s", code, errOut)
 	}
@@ -102,7 +93,7 @@ func TestPolicyExplainGolden(t *testing.T) {
 	var got strings.Builder
 	for _, c := range cases {
 		args := append([]string{"policy", "explain", "--policy", "policy.yaml"}, c...)
-		code, out, errOut := runMain(t, args...)
+		code, out, errOut := runMain(t, testEnv(), args...)
 		if code != exitOK {
 			t.Fatalf("%v: exit %d: %s", c, code, errOut)
 		}
@@ -110,7 +101,7 @@ func TestPolicyExplainGolden(t *testing.T) {
 	}
 	// Without a policy file: the requester or the platform's approvers.
 	args := []string{"policy", "explain", "--config", filepath.Base(cfg), "--as", "slack:U0ALICE", "--server", "k8s", "--tool", "pods_delete"}
-	code, out, errOut := runMain(t, args...)
+	code, out, errOut := runMain(t, testEnv(), args...)
 	if code != exitOK {
 		t.Fatalf("no policy: exit %d: %s", code, errOut)
 	}
@@ -168,7 +159,7 @@ func TestPolicyExplainRefusesBadInput(t *testing.T) {
 			if tc.args == nil {
 				args = []string{"policy", "reload"}
 			}
-			code, _, errOut := runMain(t, args...)
+			code, _, errOut := runMain(t, testEnv(), args...)
 			if code != tc.code || !strings.Contains(errOut, tc.err) {
 				t.Errorf("exit %d, want %d; stderr:\n%s\nwant it to contain %q", code, tc.code, errOut, tc.err)
 			}
