@@ -83,7 +83,7 @@ func TestPolicyExplainGolden(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	copyExamplePolicy(t, dir)
-	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", "slack:\n  approvers: [U0BOB]\n")
+	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", "slack:\n  bot_token: xoxb-test\n  app_token: xapp-test\n  approvers: [U0BOB]\n")
 	cases := [][]string{
 		{"--as", "slack:U0BOB", "--server", "k8s", "--tool", "pods_delete", "--args", `{"namespace":"prod"}`, "--risk", "destructive"},
 		{"--as", "slack:U0BOB", "--server", "k8s", "--tool", "deployments_scale", "--args", `{"namespace":"prod-eu","name":"api","replicas":3}`},
