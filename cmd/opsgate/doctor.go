@@ -264,8 +264,11 @@ func (e *env) checkRest(r *report, cfg *config.Config) {
 	for _, c := range chats {
 		r.ok("adapter", "%s configured (its token is checked when opsgate serve connects)", c.name)
 	}
+	// Nothing to serve is a warning, not a failure: it is the normal state
+	// of someone who only uses opsgate chat, and serve itself refuses it.
+	// A chat section whose token is empty has already failed above.
 	if what, fix, empty := nothingToServe(cfg); empty {
-		r.fail("serve", fix, "%s", what)
+		r.warn("serve", "%s: opsgate chat works, opsgate serve refuses to start; %s", what, fix)
 	}
 	if len(cfg.Schedules) > 0 {
 		r.warn("sched", "%d schedule(s) configured but schedules are not available in this build yet", len(cfg.Schedules))
