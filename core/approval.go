@@ -49,7 +49,36 @@ type Approval struct {
 	// may decide it and how many must approve. Decisions are checked
 	// against it, not against a policy reloaded since.
 	Verdict Verdict `json:"verdict,omitzero"`
+	// Votes are the decisions counted so far, one per person, oldest
+	// first (see Engine.Decide); the store keeps them with the approval.
+	Votes []Vote `json:"votes,omitempty"`
 }
+
+// Vote is one person's decision on an approval. A quorum counts distinct
+// persons: the store refuses a second vote of the same person
+// (ErrAlreadyVoted), whichever platform identity they used.
+type Vote struct {
+	// Person is Policy.Person of Actor.ID.
+	Person  string    `json:"person"`
+	Actor   Actor     `json:"actor"`
+	Approve bool      `json:"approve"`
+	Reason  string    `json:"reason,omitempty"`
+	At      time.Time `json:"at"`
+}
+
+// Approvals counts the approving votes.
+func (a Approval) Approvals() int {
+	n := 0
+	for _, v := range a.Votes {
+		if v.Approve {
+			n++
+		}
+	}
+	return n
+}
+
+// Quorum is how many approvals a needs (at least 1).
+func (a Approval) Quorum() int { return max(a.Verdict.Quorum, 1) }
 
 // Decision is a person's answer to an approval request.
 type Decision struct {

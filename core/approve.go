@@ -6,32 +6,60 @@ import (
 	"fmt"
 )
 
-// Decide applies a decision to an approval request. It returns the approval
-// as decided, or: ErrNotFound; ErrNotAllowed (audited); ErrAlreadyDecided
-// with the stored approval; ErrExpired (the request is marked expired and
-// counts as denied); ErrHashMismatch when d.ActionHash is set and differs.
-// When the last pending approval of a paused run is decided, the run resumes
-// in the background, in this process.
+// Decide applies a person's decision to an approval request (DESIGN §11):
+// the vote is recorded once per person; the request is denied at the first
+// denial of an eligible person and approved when the verdict's quorum of
+// approvals is in. It returns the approval as it now stands (still pending,
+// with the votes so far, while the quorum is not reached), or: ErrNotFound;
+// a *NotAllowedError (matching ErrNotAllowed; audited) with the policy's
+// sentence; ErrAlreadyVoted when this person's vote is already counted;
+// ErrAlreadyDecided with the stored approval; ErrExpired (the request is
+// marked expired and counts as denied); ErrHashMismatch when d.ActionHash
+// is set and differs. When the last pending approval of a paused run is
+// decided, the run resumes in the background, in this process.
 func (e *Engine) Decide(ctx context.Context, d Decision) (Approval, error) {
 	a, err := e.openApproval(ctx, d.ApprovalID)
 	if err != nil {
 		return a, err
 	}
-	if !e.mayDecide(a, d.Actor) {
+	if el := e.mayDecide(a, d.Actor); !el.Allowed {
 		e.audit(ctx, AuditEntry{Kind: AuditRefused, ConvKey: a.ConvKey, RunID: a.RunID, ApprovalID: a.ID, Actor: d.Actor,
-			Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk, Detail: "not an allowed approver"})
-		return a, ErrNotAllowed
+			Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk, Detail: "not an allowed approver: " + el.Reason})
+		return a, &NotAllowedError{Reason: el.Reason}
 	}
 	if d.ActionHash != "" && d.ActionHash != a.ActionHash {
 		e.audit(ctx, AuditEntry{Kind: AuditMismatch, ConvKey: a.ConvKey, RunID: a.RunID, ApprovalID: a.ID, Actor: d.Actor,
 			Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk, Detail: "decision for action hash " + d.ActionHash})
 		return a, ErrHashMismatch
 	}
+	if !e.now().Before(a.ExpiresAt) {
+		return e.decide(ctx, a, ApprovalOutcome{})
+	}
+	voted, err := e.store.AddVote(ctx, a.ID, Vote{Person: e.cfg.Policy.Person(d.Actor.ID), Actor: d.Actor,
+		Approve: d.Approve, Reason: d.Reason, At: e.now()})
+	switch {
+	case errors.Is(err, ErrAlreadyVoted), errors.Is(err, ErrAlreadyDecided):
+		return voted, err
+	case err != nil:
+		return a, fmt.Errorf("core: record vote: %w", err)
+	}
 	out := ApprovalOutcome{Status: ApprovalDenied, DecidedBy: d.Actor, Reason: d.Reason}
 	if d.Approve {
+		if voted.Approvals() < voted.Quorum() {
+			e.audit(ctx, AuditEntry{Kind: AuditVote, ConvKey: a.ConvKey, RunID: a.RunID, ApprovalID: a.ID, Actor: d.Actor,
+				Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk,
+				Detail: fmt.Sprintf("approval %d of %d", voted.Approvals(), voted.Quorum())})
+			e.emitProgress(ctx, voted)
+			return voted, nil
+		}
 		out.Status = ApprovalApproved
 	}
-	return e.decide(ctx, a, out)
+	decided, err := e.decide(ctx, voted, out)
+	if errors.Is(err, ErrAlreadyDecided) && decided.Status == out.Status {
+		// Two last votes raced: both counted, the other settled it.
+		return decided, nil
+	}
+	return decided, err
 }
 
 // DenyAsSystem denies a pending approval as SystemActor, for when no person
@@ -76,19 +104,22 @@ func (e *Engine) decide(ctx context.Context, a Approval, out ApprovalOutcome) (A
 	return a, result
 }
 
-// mayDecide is the approver check: the configured policy, else the
-// requester. Nobody may decide as SystemActor, whatever the policy says: an
-// adapter that let a platform user with that id through would otherwise
-// approve in the system's name.
-func (e *Engine) mayDecide(a Approval, actor Actor) bool {
+// mayDecide is the approver check: the policy's. Nobody may decide as
+// SystemActor, whatever the policy says: an adapter that let a platform
+// user with that id through would otherwise approve in the system's name.
+func (e *Engine) mayDecide(a Approval, actor Actor) Eligibility {
 	if actor.ID == "" || actor.ID == SystemActor.ID {
-		return false
+		return Eligibility{Reason: "Nobody may decide as " + SystemActor.ID + "."}
 	}
-	if e.cfg.MayDecide != nil {
-		return e.cfg.MayDecide(a, actor)
-	}
-	return actor.ID == a.Requester.ID
+	return e.cfg.Policy.MayDecide(a, actor)
 }
+
+// MayDecide tells an adapter whether who may decide a, and if not, the
+// sentence to show them: the same check Decide makes.
+func (e *Engine) MayDecide(a Approval, who Actor) Eligibility { return e.mayDecide(a, who) }
+
+// Person folds an identity to its person, as the policy does for quorums.
+func (e *Engine) Person(identity string) string { return e.cfg.Policy.Person(identity) }
 
 // settle records an approval's final status, audits it, shows it, and (with
 // resume) resumes the run when it was the last open request of its batch.
@@ -128,15 +159,25 @@ func auditKind(s ApprovalStatus) string {
 // emitDecision shows a decision on its run's event stream at once, so a card
 // updates even while other requests of the batch are still open.
 func (e *Engine) emitDecision(ctx context.Context, a Approval) {
+	typ := EventToolDenied
+	if a.Status == ApprovalApproved {
+		typ = EventToolApproved
+	}
+	e.emitApproval(ctx, typ, a)
+}
+
+// emitProgress shows a vote that did not reach the quorum yet: the request
+// is announced again with its votes, so every card shows "1 of 2".
+func (e *Engine) emitProgress(ctx context.Context, a Approval) {
+	e.emitApproval(ctx, EventToolAwaitingApproval, a)
+}
+
+func (e *Engine) emitApproval(ctx context.Context, typ EventType, a Approval) {
 	out := e.outbox(a.ConvKey)
 	if out.lastSeq(a.RunID) == 0 {
 		if cp, err := e.store.Checkpoint(ctx, a.RunID); err == nil {
 			out.startSeq(a.RunID, cp.Seq)
 		}
-	}
-	typ := EventToolDenied
-	if a.Status == ApprovalApproved {
-		typ = EventToolApproved
 	}
 	info := CallInfo{ID: a.CallID, Name: a.Tool, Toolset: a.Toolset, Arguments: a.Arguments, Risk: a.Risk, RequiresApproval: true}
 	out.emit(a.RunID, Event{Type: typ, Call: &info, Approval: &a})

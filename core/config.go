@@ -39,9 +39,11 @@ type Config struct {
 	MemoryTokenBudget int
 	// Retry is the model retry policy.
 	Retry RetryPolicy
-	// MayDecide says whether actor may decide approval a. Nil means only the
-	// requester. It cannot make a tool skip approval; it only picks who decides.
-	MayDecide func(a Approval, actor Actor) bool
+	// Policy decides which calls need approval or are denied, and who may
+	// decide (DESIGN §11). Nil is DefaultPolicy{}: the requester decides.
+	// It cannot make a tool skip approval: the engine treats a read verdict
+	// for a call whose risk needs approval as an ask.
+	Policy Policy
 	// ExpirySweep is how often expired approvals are looked for (default 5 s).
 	ExpirySweep time.Duration
 }
@@ -67,6 +69,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ApprovalExpiry == 0 {
 		c.ApprovalExpiry = 30 * time.Minute
+	}
+	if c.Policy == nil {
+		c.Policy = DefaultPolicy{}
 	}
 	if c.MemoryTokenBudget == 0 {
 		c.MemoryTokenBudget = 2200

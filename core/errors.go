@@ -17,4 +17,17 @@ var (
 	ErrShuttingDown = errors.New("engine is shutting down")
 	// ErrHashMismatch: the action about to run is not the one approved.
 	ErrHashMismatch = errors.New("action does not match the approved action hash")
+	// ErrAlreadyVoted: this person's vote on the approval is already
+	// counted (a quorum counts each person once).
+	ErrAlreadyVoted = errors.New("already voted")
 )
+
+// NotAllowedError is Decide's refusal: Reason is the policy's sentence
+// (Eligibility.Reason) to show the person, so what is said is what is
+// enforced. It matches ErrNotAllowed.
+type NotAllowedError struct{ Reason string }
+
+func (e *NotAllowedError) Error() string { return ErrNotAllowed.Error() + ": " + e.Reason }
+
+// Is makes errors.Is(err, ErrNotAllowed) hold.
+func (e *NotAllowedError) Is(target error) bool { return target == ErrNotAllowed }

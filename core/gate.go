@@ -37,6 +37,11 @@ func (e *Engine) gate(ctx context.Context, rs *runState) node {
 		pc := batch[i]
 		switch {
 		case pc.Result != nil:
+			if pc.Verdict.Action == ActionDeny {
+				// No card: the chat shows the call failing with the rule.
+				info := callInfo(pc)
+				rs.out.emit(rs.run.ID, Event{Type: EventToolError, Call: &info, Error: pc.Verdict.Denial()})
+			}
 			e.answer(rs, pc, *pc.Result)
 			i++
 		case pc.Tool.Name == LoadToolsetTool && pc.Tool.Toolset == "":
@@ -46,20 +51,20 @@ func (e *Engine) gate(ctx context.Context, rs *runState) node {
 			e.emitResult(rs, pc, res, 0)
 			e.answer(rs, pc, res)
 			i++
-		case pc.Tool.Risk.NeedsApproval() && pc.ApprovalID == "":
+		case pc.asks() && pc.ApprovalID == "":
 			if err := e.pause(bg, rs, batch[i:]); err != nil {
 				e.answerRest(rs, batch[i:], "not executed: opsgate could not record the approval request")
 				return e.fail(rs, err)
 			}
 			rs.status = RunAwaitingApproval
 			return nodeFinal
-		case pc.Tool.Risk.NeedsApproval():
+		case pc.asks():
 			e.answer(rs, pc, e.runApproved(ctx, rs, pc))
 			e.flush(bg, rs)
 			i++
 		default:
 			j := i
-			for j < len(batch) && batch[j].Result == nil && !batch[j].Tool.Risk.NeedsApproval() && batch[j].Tool.Name != LoadToolsetTool {
+			for j < len(batch) && batch[j].Result == nil && !batch[j].asks() && batch[j].Tool.Name != LoadToolsetTool {
 				j++
 			}
 			results := e.runReads(ctx, rs, batch[i:j])
@@ -85,7 +90,7 @@ func (e *Engine) announce(rs *runState) {
 func callInfo(pc PendingCall) CallInfo {
 	return CallInfo{
 		ID: pc.Call.ID, Name: pc.Call.Name, Toolset: pc.Tool.Toolset, Arguments: pc.Call.Arguments,
-		Risk: pc.Tool.Risk, RequiresApproval: pc.Result == nil && pc.Tool.Risk.NeedsApproval() && pc.Tool.Name != LoadToolsetTool,
+		Risk: pc.Tool.Risk, RequiresApproval: pc.asks(),
 	}
 }
 
@@ -234,7 +239,7 @@ func (e *Engine) pause(ctx context.Context, rs *runState, rest []PendingCall) er
 	var approvals []Approval
 	for k := range rest {
 		pc := &rest[k]
-		if pc.Result != nil || !pc.Tool.Risk.NeedsApproval() || pc.Tool.Name == LoadToolsetTool {
+		if !pc.asks() {
 			continue
 		}
 		hash, err := ActionHash(pc.Tool.Toolset, pc.Tool.Remote, pc.Call.Arguments)
@@ -245,7 +250,7 @@ func (e *Engine) pause(ctx context.Context, rs *runState, rest []PendingCall) er
 			ID: newID(), RunID: rs.run.ID, ConvKey: rs.run.ConvKey, CallID: pc.Call.ID,
 			Toolset: pc.Tool.Toolset, Tool: pc.Tool.Remote, Arguments: pc.Call.Arguments, ActionHash: hash,
 			Risk: pc.Tool.Risk, Requester: rs.run.Requester, Status: ApprovalPending,
-			CreatedAt: now, ExpiresAt: now.Add(e.cfg.ApprovalExpiry),
+			CreatedAt: now, ExpiresAt: now.Add(e.cfg.ApprovalExpiry), Verdict: pc.Verdict,
 		}
 		pc.ApprovalID = a.ID
 		approvals = append(approvals, a)

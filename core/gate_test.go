@@ -512,7 +512,7 @@ func contains(list []string, s string) bool {
 func TestSystemDenialIsAuditedAsTheSystemAndCannotApprove(t *testing.T) {
 	const reason = "no answer: input ended"
 	h := newHarness(t, withConfig(func(c *core.Config) {
-		c.MayDecide = func(core.Approval, core.Actor) bool { return true } // a rule that lets anyone decide
+		c.Policy = anyoneDecides{} // a rule that lets anyone decide
 	}))
 	h.loadWriteTools()
 	h.llm.Push(toolCalls(
@@ -568,9 +568,9 @@ func TestSystemDenialIsAuditedAsTheSystemAndCannotApprove(t *testing.T) {
 		trail = append(trail, entry{e.Kind, e.Actor, e.Detail})
 	}
 	want := []entry{
-		{core.AuditRefused, core.SystemActor, "not an allowed approver"},
-		{core.AuditRefused, core.SystemActor, "not an allowed approver"},
-		{core.AuditRefused, core.Actor{ID: "system", Name: "alice"}, "not an allowed approver"},
+		{core.AuditRefused, core.SystemActor, "not an allowed approver: Nobody may decide as system."},
+		{core.AuditRefused, core.SystemActor, "not an allowed approver: Nobody may decide as system."},
+		{core.AuditRefused, core.Actor{ID: "system", Name: "alice"}, "not an allowed approver: Nobody may decide as system."},
 		{core.AuditDenied, core.SystemActor, reason},
 	}
 	if len(trail) == 0 || trail[0].Kind != core.AuditProposed {
@@ -582,4 +582,11 @@ func TestSystemDenialIsAuditedAsTheSystemAndCannotApprove(t *testing.T) {
 	if res := toolResult(t, h.llm.Requests()[1], "c1"); !strings.Contains(res, "denied by opsgate: "+reason) {
 		t.Errorf("the model was told %q, want the system's denial and its reason", res)
 	}
+}
+
+// anyoneDecides is a policy that lets anyone decide anything.
+type anyoneDecides struct{ core.DefaultPolicy }
+
+func (anyoneDecides) MayDecide(core.Approval, core.Actor) core.Eligibility {
+	return core.Eligibility{Allowed: true}
 }

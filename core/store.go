@@ -107,6 +107,11 @@ type ApprovalStore interface {
 	// d.DecidedBy, d.Reason, d.DecidedAt) atomically. When the approval is no
 	// longer pending it returns the stored approval and ErrAlreadyDecided.
 	DecideApproval(ctx context.Context, id string, d ApprovalOutcome) (Approval, error)
+	// AddVote records v on a pending approval atomically and returns the
+	// approval with all its votes. A person votes once: a second vote of
+	// v.Person gives the stored approval and ErrAlreadyVoted; a decided
+	// approval gives it and ErrAlreadyDecided.
+	AddVote(ctx context.Context, id string, v Vote) (Approval, error)
 	// ExpiredApprovals returns pending approvals whose ExpiresAt is before now.
 	ExpiredApprovals(ctx context.Context, now time.Time) ([]Approval, error)
 	// PendingSummary counts the approvals of every conversation that are
@@ -148,16 +153,18 @@ type AuditFilter struct {
 
 // Audit kinds.
 const (
-	AuditProposed   = "proposed"   // an approval was requested
-	AuditApproved   = "approved"   // decided: approve
-	AuditDenied     = "denied"     // decided: deny
-	AuditExpired    = "expired"    // expired without a decision
-	AuditSuperseded = "superseded" // a new message replaced the request
-	AuditCancelled  = "cancelled"  // /stop cancelled the request
-	AuditRefused    = "refused"    // someone not allowed tried to decide, or the model called a tool it was not given
-	AuditMismatch   = "mismatch"   // hash check failed right before execution
-	AuditExecuted   = "executed"   // a tool ran (read or approved) and returned
-	AuditFailed     = "failed"     // a tool ran and failed
+	AuditProposed   = "proposed"         // an approval was requested
+	AuditApproved   = "approved"         // decided: approve
+	AuditDenied     = "denied"           // decided: deny
+	AuditExpired    = "expired"          // expired without a decision
+	AuditSuperseded = "superseded"       // a new message replaced the request
+	AuditCancelled  = "cancelled"        // /stop cancelled the request
+	AuditRefused    = "refused"          // someone not allowed tried to decide, or the model called a tool it was not given
+	AuditMismatch   = "mismatch"         // hash check failed right before execution
+	AuditExecuted   = "executed"         // a tool ran (read or approved) and returned
+	AuditFailed     = "failed"           // a tool ran and failed
+	AuditVote       = "vote"             // an approval counted towards a quorum that is not reached yet
+	AuditPolicy     = "denied_by_policy" // a policy rule denied the call; it never ran
 )
 
 // AuditEntry is one line of the audit log.
@@ -252,6 +259,21 @@ type PendingCall struct {
 	// ApprovalID is set for calls that need approval.
 	ApprovalID string `json:"approval_id,omitempty"`
 	// Result is set for calls answered without running (invalid arguments,
-	// unknown tool): they are answered in order on resume.
+	// unknown tool, denied by policy): they are answered in order on resume.
 	Result *ToolResult `json:"result,omitempty"`
+	// Verdict is the policy's decision on the call, made once when the
+	// batch was resolved. Empty in checkpoints written before policies:
+	// then the tool's risk decides, as it did.
+	Verdict Verdict `json:"verdict,omitzero"`
+}
+
+// asks reports whether the call waits for an approval before it runs.
+func (pc PendingCall) asks() bool {
+	if pc.Result != nil || pc.Tool.Name == LoadToolsetTool {
+		return false
+	}
+	if pc.Verdict.Action == "" {
+		return pc.Tool.Risk.NeedsApproval()
+	}
+	return pc.Verdict.Action != ActionRead
 }

@@ -149,12 +149,34 @@ func (e *Engine) resolve(rs *runState, calls []ToolCall) []PendingCall {
 			pc.Result = &ToolResult{IsError: true, Content: fmt.Sprintf("invalid arguments for %s, nothing was run: %v. Fix the arguments and call it again.", c.Name, err)}
 		} else if canon, err := CanonicalJSON(c.Arguments); err == nil {
 			pc.Call.Arguments = canon
+			e.classify(rs, &pc)
 		} else {
 			pc.Result = &ToolResult{IsError: true, Content: fmt.Sprintf("invalid arguments for %s, nothing was run: %v", c.Name, err)}
 		}
 		batch = append(batch, pc)
 	}
 	return batch
+}
+
+// classify asks the policy about a valid call, once. A denied call gets its
+// result now (the rule's name and reason) and an audit entry; it is never
+// shown for approval. A policy can only tighten: a read verdict for a call
+// whose risk needs approval is taken as an ask, whatever the policy says.
+func (e *Engine) classify(rs *runState, pc *PendingCall) {
+	v := e.cfg.Policy.Classify(PolicyCall{
+		Server: pc.Tool.Toolset, Tool: pc.Tool.Remote, Arguments: pc.Call.Arguments, Risk: pc.Tool.Risk,
+		Requester: rs.run.Requester, ConvKey: rs.run.ConvKey,
+	})
+	switch {
+	case v.Action == ActionDeny:
+		pc.Result = &ToolResult{IsError: true, Content: v.Denial() + ". Nothing was run; do not try to get around this rule."}
+		e.stageAudit(rs, AuditEntry{Kind: AuditPolicy, ConvKey: rs.run.ConvKey, RunID: rs.run.ID, Actor: rs.run.Requester,
+			Toolset: pc.Tool.Toolset, Tool: pc.Tool.Remote, Risk: pc.Tool.Risk, Detail: v.Denial()})
+	case v.Action == ActionRead && pc.Tool.Risk.NeedsApproval(), v.Action != ActionRead && v.Action != ActionAsk:
+		v.Action = ActionAsk
+		v.Quorum = max(v.Quorum, 1)
+	}
+	pc.Verdict = v
 }
 
 func (e *Engine) unknownToolText(name string, rs *runState) string {

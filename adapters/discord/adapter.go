@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -200,16 +199,6 @@ func (a *Adapter) Run(ctx context.Context) error {
 // Owns reports whether a conversation key is a Discord one; a router of
 // events uses it.
 func (a *Adapter) Owns(convKey string) bool { return strings.HasPrefix(convKey, keyPrefix) }
-
-// MayDecide is the approver rule without a policy: the requester, or on
-// Discord conversations one of discord.approvers. Wire it into
-// core.Config.MayDecide, combined with the other platforms' rules.
-func (a *Adapter) MayDecide(ap core.Approval, actor core.Actor) bool {
-	if actor.ID == "" {
-		return false
-	}
-	return actor.ID == ap.Requester.ID || a.Owns(ap.ConvKey) && slices.Contains(a.cfg.Approvers, actor.ID)
-}
 
 // closeTimeout bounds how long Close delivers what is left.
 const closeTimeout = 10 * time.Second

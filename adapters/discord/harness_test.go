@@ -67,7 +67,7 @@ func newStack(t *testing.T) *stack {
 	}
 	s.ad = ad
 	ccfg := enginetest.Config()
-	ccfg.MayDecide = ad.MayDecide
+	ccfg.Policy = core.DefaultPolicy{Approvers: map[string][]string{"discord": s.cfg.Approvers}}
 	s.eng = enginetest.Engine(t, ccfg, base.Deps(t, ad))
 	ad.SetEngine(s.eng)
 

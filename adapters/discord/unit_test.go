@@ -119,26 +119,12 @@ func TestThreadName(t *testing.T) {
 	}
 }
 
-func TestMayDecide(t *testing.T) {
-	a, err := New(Config{Token: "x", Approvers: []string{"9"}}, nil, nil)
+func TestOwns(t *testing.T) {
+	a, err := New(Config{Token: "x"}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	ap := core.Approval{ConvKey: "discord:1:2", Requester: core.Actor{ID: "5"}}
-	other := core.Approval{ConvKey: "slack:T:C:1", Requester: core.Actor{ID: "5"}}
-	for _, c := range []struct {
-		ap    core.Approval
-		actor string
-		want  bool
-	}{
-		{ap, "5", true}, {ap, "9", true}, {ap, "6", false}, {ap, "", false},
-		{other, "5", true}, {other, "9", false},
-	} {
-		if got := a.MayDecide(c.ap, core.Actor{ID: c.actor}); got != c.want {
-			t.Errorf("MayDecide(%s by %q) = %v, want %v", c.ap.ConvKey, c.actor, got, c.want)
-		}
-	}
 	if !a.Owns("discord:1:2") || a.Owns("telegram:1:2") {
 		t.Error("Owns: want the discord: keys only")
 	}

@@ -38,6 +38,9 @@ func cardMessage(a core.Approval, maxData int) Message {
 	}
 	m := Message{}
 	if a.Status == core.ApprovalPending || a.Status == "" {
+		if a.Quorum() > 1 || len(a.Votes) > 0 {
+			b.WriteString("\n\n⏳ " + capitalise(Progress(a)))
+		}
 		m.Buttons = []Button{
 			{Label: "✅ Approve", Data: ButtonData(ActionApprove, a.ID, maxData), Style: StylePrimary},
 			{Label: "❌ Deny", Data: ButtonData(ActionDeny, a.ID, maxData), Style: StyleDanger},
@@ -95,7 +98,12 @@ func (s *Sender) postCard(c *conv, a core.Approval) {
 	_, seen := s.cards[a.ID]
 	s.mu.Unlock()
 	if seen {
-		return // a redelivered event: the card is there
+		// A redelivered event, or a vote that did not reach the quorum:
+		// the card is there; show the votes so far, buttons kept.
+		if len(a.Votes) > 0 {
+			s.showOutcome(c, a, "")
+		}
+		return
 	}
 	m := cardMessage(a, s.limits.MaxButtonData)
 	ref, sent, err := s.post(c, m, Urgent, urgentTries)

@@ -13,14 +13,21 @@ import (
 // prominent (an alert, a warning) rather than a quiet acknowledgement. The
 // text is plain: platforms escape it for their format.
 func DecisionReply(a core.Approval, approve bool, err error) (text string, alert bool) {
+	var refused *core.NotAllowedError
 	switch {
+	case err == nil && a.Status == core.ApprovalPending:
+		return "👍 Your approval is counted: " + Progress(a) + ". " + a.Tool + " runs once the quorum is reached.", false
 	case err == nil && approve:
 		return "✅ Approved: running " + a.Tool + ".", false
 	case err == nil:
 		return "❌ Denied: " + a.Tool + " will not run.", false
+	case errors.As(err, &refused):
+		// The policy's own sentence: what is said is what is enforced.
+		return "⛔ You are not allowed to decide this request. " + refused.Reason + " Your attempt was recorded.", true
 	case errors.Is(err, core.ErrNotAllowed):
-		return "⛔ You are not allowed to decide this request: only the requester (" + who(a.Requester) +
-			") or a configured approver can. Your attempt was recorded.", true
+		return "⛔ You are not allowed to decide this request. Your attempt was recorded.", true
+	case errors.Is(err, core.ErrAlreadyVoted):
+		return "Your decision on this request is already counted (" + Progress(a) + "); it needs another person.", false
 	case errors.Is(err, core.ErrAlreadyDecided):
 		return "This request was already decided: " + Outcome(a) + ".", false
 	case errors.Is(err, core.ErrExpired):

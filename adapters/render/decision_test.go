@@ -22,7 +22,10 @@ func TestDecisionReplyCoversEveryDecideResult(t *testing.T) {
 	}{
 		{"approved", true, nil, "Approved: running scale_deployment", false},
 		{"denied", false, nil, "Denied: scale_deployment will not run", false},
-		{"not allowed", true, fmt.Errorf("core: %w", core.ErrNotAllowed), "not allowed to decide this request: only the requester (alice)", true},
+		{"not allowed", true, fmt.Errorf("core: %w", &core.NotAllowedError{Reason: "Only the requester (alice) or bob may decide this request."}),
+			"not allowed to decide this request. Only the requester (alice) or bob may decide this request. Your attempt was recorded.", true},
+		{"not allowed, no reason", true, fmt.Errorf("core: %w", core.ErrNotAllowed), "not allowed to decide this request", true},
+		{"already voted", true, core.ErrAlreadyVoted, "already counted (0 of 1 approvals)", false},
 		{"already decided", false, core.ErrAlreadyDecided, "already decided: approved by bob", false},
 		{"expired", true, core.ErrExpired, "expired; nothing was run", true},
 		{"not found", true, core.ErrNotFound, "no longer exists", true},
@@ -36,5 +39,12 @@ func TestDecisionReplyCoversEveryDecideResult(t *testing.T) {
 				t.Errorf("DecisionReply = %q, alert %v; want it to contain %q, alert %v", text, alert, tt.want, tt.alert)
 			}
 		})
+	}
+	// A vote that does not reach the quorum says how far it is.
+	partial := a
+	partial.Status, partial.Verdict.Quorum = core.ApprovalPending, 2
+	partial.Votes = []core.Vote{{Person: "bob", Actor: core.Actor{ID: "u2", Name: "bob"}, Approve: true}}
+	if text, alert := render.DecisionReply(partial, true, nil); !strings.Contains(text, "counted: 1 of 2 approvals: bob") || alert {
+		t.Errorf("DecisionReply of a partial approval = %q, alert %v", text, alert)
 	}
 }

@@ -113,6 +113,9 @@ func oneLine(s string, max int) string {
 func Outcome(a core.Approval) string {
 	switch a.Status {
 	case core.ApprovalApproved:
+		if names := approvers(a); len(names) > 1 {
+			return "approved by " + strings.Join(names, " and ")
+		}
 		return "approved by " + who(a.DecidedBy)
 	case core.ApprovalDenied:
 		s := "denied by " + who(a.DecidedBy)
@@ -127,8 +130,31 @@ func Outcome(a core.Approval) string {
 	case core.ApprovalCancelled:
 		return "cancelled, not run"
 	default:
+		if a.Quorum() > 1 || len(a.Votes) > 0 {
+			return "awaiting approval: " + Progress(a)
+		}
 		return "awaiting approval"
 	}
+}
+
+// Progress is a quorum's state: "1 of 2 approvals: alice".
+func Progress(a core.Approval) string {
+	s := fmt.Sprintf("%d of %d approvals", a.Approvals(), a.Quorum())
+	if names := approvers(a); len(names) > 0 {
+		s += ": " + strings.Join(names, ", ")
+	}
+	return s
+}
+
+// approvers names the people whose approvals are counted, in order.
+func approvers(a core.Approval) []string {
+	var names []string
+	for _, v := range a.Votes {
+		if v.Approve {
+			names = append(names, who(v.Actor))
+		}
+	}
+	return names
 }
 
 func who(a core.Actor) string {

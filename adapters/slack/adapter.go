@@ -151,11 +151,6 @@ func (a *Adapter) Run(ctx context.Context) error {
 // router of events uses it.
 func (a *Adapter) Owns(convKey string) bool { return strings.HasPrefix(convKey, "slack:") }
 
-// MayDecide is Config.MayDecide of the adapter's configuration.
-func (a *Adapter) MayDecide(ap core.Approval, actor core.Actor) bool {
-	return a.cfg.MayDecide(ap, actor)
-}
-
 // closeTimeout bounds Close.
 const closeTimeout = 10 * time.Second
 

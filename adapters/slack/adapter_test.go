@@ -8,7 +8,6 @@ import (
 
 	"github.com/opsgate/opsgate/adapters/slack"
 	"github.com/opsgate/opsgate/adapters/slack/slacktest"
-	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
@@ -94,26 +93,4 @@ func TestSocketModeReconnectsOnDisconnect(t *testing.T) {
 	ts, ev := s.fake.Mention(chOps, alice, "are you there?", "")
 	s.fake.SendEvent(t, ev)
 	s.waitFinal(chOps, ts, "Still here.")
-}
-
-func TestMayDecide(t *testing.T) {
-	cfg := slack.Config{Approvers: []string{bob}}
-	a := core.Approval{ConvKey: "slack:T:C:1.2", Requester: core.Actor{ID: alice}}
-	for _, c := range []struct {
-		who  string
-		conv string
-		want bool
-	}{
-		{alice, a.ConvKey, true},
-		{bob, a.ConvKey, true},
-		{mallory, a.ConvKey, false},
-		{"", a.ConvKey, false},
-		{bob, "telegram:1:2", false},
-	} {
-		ap := a
-		ap.ConvKey = c.conv
-		if got := cfg.MayDecide(ap, core.Actor{ID: c.who}); got != c.want {
-			t.Errorf("MayDecide(%q on %s) = %v, want %v", c.who, c.conv, got, c.want)
-		}
-	}
 }

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/render"
-	"github.com/opsgate/opsgate/core"
 )
 
 // DefaultAPIURL is Slack's Web API.
@@ -109,20 +107,6 @@ func (c Config) normalize() (Config, error) {
 		*list.ids = ids
 	}
 	return c, nil
-}
-
-// MayDecide is Slack's approver rule without a policy file (DESIGN §3): the
-// requester may decide their own request, and so may the configured
-// approvers, for requests of Slack conversations. The command line wires
-// it into core.Config.MayDecide (next to the other platforms' rules).
-func (c Config) MayDecide(a core.Approval, actor core.Actor) bool {
-	if actor.ID == "" {
-		return false
-	}
-	if actor.ID == a.Requester.ID {
-		return true
-	}
-	return strings.HasPrefix(a.ConvKey, "slack:") && slices.Contains(c.Approvers, actor.ID)
 }
 
 // idSet is an allowlist; "*" admits everyone.

@@ -74,7 +74,7 @@ func newStack(t *testing.T, opts ...option) *stack {
 	for _, o := range opts {
 		o(&cfg, &ccfg)
 	}
-	ccfg.MayDecide = cfg.MayDecide
+	ccfg.Policy = core.DefaultPolicy{Approvers: map[string][]string{"slack": cfg.Approvers}}
 
 	// The engine needs the adapter's sender, the adapter the engine.
 	var err error

@@ -13,7 +13,6 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/opsgate/opsgate/adapters/render"
-	"github.com/opsgate/opsgate/core"
 )
 
 // Adapter connects one Telegram bot to the engine. Create it with New, pass
@@ -83,24 +82,6 @@ func (a *Adapter) Sender() *render.Sender { return a.sender }
 // events (and the engine's Recover) use it.
 func (a *Adapter) Owns(convKey string) bool {
 	return strings.HasPrefix(convKey, fmt.Sprintf("telegram:%d:", a.botID))
-}
-
-// MayDecide is the approver rule without a policy: the requester, or one of
-// telegram.approvers. Wire it into core.Config.MayDecide (combined with the
-// other platforms' rules).
-func (a *Adapter) MayDecide(ap core.Approval, actor core.Actor) bool {
-	if actor.ID == "" {
-		return false
-	}
-	if actor.ID == ap.Requester.ID {
-		return true
-	}
-	for id := range a.approvers {
-		if actor.ID == ActorID(id) {
-			return true
-		}
-	}
-	return false
 }
 
 // WebhookPath is the path Telegram posts updates to (that of webhook_url),

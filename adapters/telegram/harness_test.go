@@ -76,7 +76,7 @@ func (s *stack) start(opts ...stackOption) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ccfg.MayDecide = ad.MayDecide
+	ccfg.Policy = core.DefaultPolicy{Approvers: map[string][]string{"telegram": approverIDs(tcfg.Approvers)}}
 	eng := enginetest.Engine(t, ccfg, s.base.Deps(t, ad.Sender()))
 	ref.Engine = eng
 	s.eng, s.ad = eng, ad
@@ -171,3 +171,13 @@ func call(id, name, args string) llmfake.ToolCall {
 }
 
 func toolCalls(calls ...llmfake.ToolCall) llmfake.Reply { return llmfake.Reply{ToolCalls: calls} }
+
+// approverIDs are telegram.approvers as identities, as the command line
+// gives them to the policy.
+func approverIDs(ids []int64) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = telegram.ActorID(id)
+	}
+	return out
+}

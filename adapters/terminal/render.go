@@ -114,6 +114,17 @@ type request struct {
 }
 
 func (a *Adapter) request(w *errWriter, ap core.Approval) {
+	if len(ap.Votes) > 0 {
+		// A vote counted towards a quorum: the request was asked already.
+		names := make([]string, 0, len(ap.Votes))
+		for _, v := range ap.Votes {
+			if v.Approve {
+				names = append(names, v.Actor.String())
+			}
+		}
+		a.line(w, a.paint(yellow, Sanitize(fmt.Sprintf("⏳ %s: %d of %d approvals: %s", ap.Tool, ap.Approvals(), ap.Quorum(), strings.Join(names, ", ")))))
+		return
+	}
 	if len(a.pending) == 0 {
 		a.batch = 0 // a new batch: the last one was answered
 	}

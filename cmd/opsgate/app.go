@@ -11,6 +11,7 @@ import (
 	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/memory/sqlite"
+	"github.com/opsgate/opsgate/policy"
 )
 
 // app is opsgate wired together: the store, the model, the tool host and
@@ -21,6 +22,8 @@ type app struct {
 	model  *llm.Client
 	tools  *tools.Host
 	engine *core.Engine
+	// policy is the policy in force; serve reloads it on SIGHUP.
+	policy *policy.Holder
 }
 
 // newModel builds the LLM client; it touches no network.
@@ -83,9 +86,10 @@ func serverNames(cfg *config.Config) []string {
 
 // openApp builds everything that only checks its configuration first, so a
 // mistake there opens nothing, then opens the store and builds the engine
-// with sender as its event sink. mayDecide is the approver rule (nil: the
-// requester only).
-func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender core.EventSender, mayDecide func(core.Approval, core.Actor) bool) (*app, error) {
+// with sender as its event sink. The policy file (policy.file; without
+// one, today's defaults with each platform's approvers) is the engine's one
+// decision point for approvals.
+func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender core.EventSender) (*app, error) {
 	model, err := newModel(cfg)
 	if err != nil {
 		return nil, err
@@ -94,16 +98,19 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Policy.File != "" {
-		log.Warn("policy.file is not enforced by this build yet: the requester approves their own requests", "file", cfg.Policy.File)
+	pol, err := policy.Load(cfg.Policy.File, policyOptions(cfg))
+	if err != nil {
+		host.Close()
+		return nil, err
 	}
+	holder := policy.NewHolder(pol)
 	store, err := openStore(ctx, cfg)
 	if err != nil {
 		host.Close()
 		return nil, err
 	}
 	ecfg := engineConfig(cfg)
-	ecfg.MayDecide = mayDecide
+	ecfg.Policy = holder
 	engine, err := core.NewEngine(ecfg, core.Deps{
 		Model:  model,
 		Tools:  host,
@@ -116,7 +123,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		store.Close()
 		return nil, err
 	}
-	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine}, nil
+	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder}, nil
 }
 
 // shutdown lets runs finish or checkpoint (until ctx ends), runs then (the

@@ -70,7 +70,7 @@ func (e *env) chat(ctx context.Context, args []string) int {
 	// adapter needs the conversation, which needs the store.
 	var term *terminal.Adapter
 	sender := core.SenderFunc(func(ctx context.Context, ev core.Event) error { return term.Send(ctx, ev) })
-	a, err := openApp(ctx, cfg, e.log, sender, nil)
+	a, err := openApp(ctx, cfg, e.log, sender)
 	if err != nil {
 		e.fail(err)
 		return exitError
@@ -167,9 +167,7 @@ func localUser(getenv func(string) string) core.Actor {
 	if name == "" {
 		name = "local"
 	}
-	id := name
-	if id == core.SystemActor.ID {
-		id = "terminal:" + name
-	}
-	return core.Actor{ID: id, Name: name}
+	// An identity "terminal:<user>" (DESIGN §11): a policy's people can
+	// name it, and it can never be SystemActor's.
+	return core.Actor{ID: "terminal:" + name, Name: name}
 }

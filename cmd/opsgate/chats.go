@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/opsgate/opsgate/adapters/discord"
 	"github.com/opsgate/opsgate/adapters/slack"
@@ -18,12 +19,10 @@ import (
 type chat struct {
 	name string
 	// owns reports whether a conversation key belongs to this adapter.
-	owns func(convKey string) bool
-	// mayDecide is the adapter's approver rule (requester or its approvers).
-	mayDecide func(core.Approval, core.Actor) bool
-	sender    core.EventSender
-	run       func(ctx context.Context) error
-	close     func() error
+	owns   func(convKey string) bool
+	sender core.EventSender
+	run    func(ctx context.Context) error
+	close  func() error
 	// routes are mounted on server.listen (webhooks, Slack HTTP mode).
 	routes map[string]http.Handler
 	// health reports the adapter's connection to its platform (/readyz).
@@ -58,6 +57,39 @@ func (r *engineRef) Status(ctx context.Context, key string) (core.Status, error)
 	return r.e.Status(ctx, key)
 }
 
+// as is the engine as one platform's adapter sees it: the people it passes
+// on become identities "platform:id" (DESIGN §11), which is what policies,
+// approvers and quorums name. An id that already has the prefix (Telegram's
+// adapter adds it itself) is kept.
+func (r *engineRef) as(platform string) *platformEngine {
+	return &platformEngine{ref: r, platform: platform}
+}
+
+type platformEngine struct {
+	ref      *engineRef
+	platform string
+}
+
+func (p *platformEngine) qualify(a core.Actor) core.Actor {
+	if a.ID != "" && !strings.HasPrefix(a.ID, p.platform+":") {
+		a.ID = p.platform + ":" + a.ID
+	}
+	return a
+}
+
+func (p *platformEngine) Handle(ctx context.Context, in core.Inbound) error {
+	in.User = p.qualify(in.User)
+	return p.ref.Handle(ctx, in)
+}
+func (p *platformEngine) Stop(ctx context.Context, key string) bool { return p.ref.Stop(ctx, key) }
+func (p *platformEngine) Decide(ctx context.Context, d core.Decision) (core.Approval, error) {
+	d.Actor = p.qualify(d.Actor)
+	return p.ref.Decide(ctx, d)
+}
+func (p *platformEngine) Status(ctx context.Context, key string) (core.Status, error) {
+	return p.ref.Status(ctx, key)
+}
+
 // buildChats makes the adapters the configuration turns on (config's On).
 // They only check their configuration here; nothing touches the network
 // until run. Their calls to the platforms are counted in eng.m, when set.
@@ -69,11 +101,11 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 			Token: tc.Token, APIURL: tc.APIURL, WebhookURL: tc.WebhookURL, WebhookSecret: tc.WebhookSecret,
 			AllowedUsers: tc.AllowedUsers, Approvers: tc.Approvers,
 			Transport: eng.m.Transport("telegram", nil, metrics.APIMethod),
-		}, eng, log.With("adapter", "telegram"))
+		}, eng.as("telegram"), log.With("adapter", "telegram"))
 		if err != nil {
 			return nil, err
 		}
-		c := chat{name: "telegram", owns: ad.Owns, mayDecide: ad.MayDecide, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad)}
+		c := chat{name: "telegram", owns: ad.Owns, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad)}
 		if p := ad.WebhookPath(); p != "" {
 			c.routes = map[string]http.Handler{"POST " + p: ad.WebhookHandler()}
 		}
@@ -85,11 +117,11 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 			BotToken: sc.BotToken, AppToken: sc.AppToken, SigningSecret: sc.SigningSecret, APIURL: sc.APIURL,
 			Channels: sc.Channels, AllowedUsers: sc.AllowedUsers, Approvers: sc.Approvers,
 			Transport: eng.m.Transport("slack", nil, metrics.APIMethod),
-		}, eng, log.With("adapter", "slack"))
+		}, eng.as("slack"), log.With("adapter", "slack"))
 		if err != nil {
 			return nil, err
 		}
-		c := chat{name: "slack", owns: ad.Owns, mayDecide: ad.MayDecide, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad)}
+		c := chat{name: "slack", owns: ad.Owns, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad)}
 		if !ad.SocketMode() {
 			c.routes = map[string]http.Handler{"/slack/": ad.Handler()}
 		}
@@ -100,12 +132,12 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 		ad, err := discord.New(discord.Config{
 			Token: dc.Token, ApplicationID: dc.ApplicationID, APIURL: dc.APIURL,
 			Guilds: dc.Guilds, Channels: dc.Channels, AllowedUsers: dc.AllowedUsers, Approvers: dc.Approvers,
-		}, eng, log, // discord.New names itself in the logger
+		}, eng.as("discord"), log, // discord.New names itself in the logger
 			discord.WithTransport(eng.m.Transport("discord", nil, metrics.RESTRoute)))
 		if err != nil {
 			return nil, err
 		}
-		chats = append(chats, chat{name: "discord", owns: ad.Owns, mayDecide: ad.MayDecide, sender: ad, run: ad.Run, close: ad.Close, health: healthOf(ad)})
+		chats = append(chats, chat{name: "discord", owns: ad.Owns, sender: ad, run: ad.Run, close: ad.Close, health: healthOf(ad)})
 	}
 	return chats, nil
 }
@@ -123,19 +155,6 @@ func eventRouter(chats []chat) core.EventSender {
 		}
 		return fmt.Errorf("serve: no adapter serves conversation %q (event %s)", ev.ConvKey, ev.Type)
 	})
-}
-
-// approverRule asks the adapter that owns the conversation; conversations
-// of no adapter (the terminal) are decided by their requester only.
-func approverRule(chats []chat) func(core.Approval, core.Actor) bool {
-	return func(a core.Approval, actor core.Actor) bool {
-		for _, c := range chats {
-			if c.owns(a.ConvKey) {
-				return c.mayDecide(a, actor)
-			}
-		}
-		return actor.ID == a.Requester.ID
-	}
 }
 
 // ownedByAny reports whether some adapter serves the conversation.

@@ -66,7 +66,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		e.fail(err)
 		return exitError
 	}
-	a, err := openApp(ctx, cfg, e.log, m.Sender(eventRouter(chats)), approverRule(chats))
+	a, err := openApp(ctx, cfg, e.log, m.Sender(eventRouter(chats)))
 	if err != nil {
 		e.fail(err)
 		return exitError

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -12,7 +13,7 @@ import (
 
 // approvalCols are the columns scanApproval reads, in order.
 const approvalCols = `id, run_id, conv_key, call_id, toolset, tool, arguments, action_hash, risk,
-	requester_id, requester_name, status, decided_by_id, decided_by_name, reason, created_at, expires_at, decided_at`
+	requester_id, requester_name, status, decided_by_id, decided_by_name, reason, created_at, expires_at, decided_at, verdict`
 
 // CreateApprovals stores as in one transaction, in order: all or none.
 func (s *Store) CreateApprovals(ctx context.Context, as ...core.Approval) error {
@@ -28,14 +29,18 @@ func (s *Store) CreateApprovals(ctx context.Context, as ...core.Approval) error 
 
 func createApprovals(ctx context.Context, tx *txn, as []core.Approval) error {
 	stmt, err := tx.stmt(ctx, `INSERT INTO approvals (`+approvalCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	for _, a := range as {
-		_, err := stmt.ExecContext(ctx, a.ID, a.RunID, a.ConvKey, a.CallID, a.Toolset, a.Tool, string(a.Arguments),
+		verdict, err := encodeVerdict(a.Verdict)
+		if err != nil {
+			return fmt.Errorf("approval %q: %w", a.ID, err)
+		}
+		_, err = stmt.ExecContext(ctx, a.ID, a.RunID, a.ConvKey, a.CallID, a.Toolset, a.Tool, string(a.Arguments),
 			a.ActionHash, string(a.Risk), a.Requester.ID, a.Requester.Name, string(a.Status),
-			a.DecidedBy.ID, a.DecidedBy.Name, a.Reason, micros(a.CreatedAt), micros(a.ExpiresAt), micros(a.DecidedAt))
+			a.DecidedBy.ID, a.DecidedBy.Name, a.Reason, micros(a.CreatedAt), micros(a.ExpiresAt), micros(a.DecidedAt), verdict)
 		if err != nil {
 			return fmt.Errorf("approval %q: %w", a.ID, err)
 		}
@@ -46,10 +51,80 @@ func createApprovals(ctx context.Context, tx *txn, as []core.Approval) error {
 // Approval returns approval id, or an error wrapping core.ErrNotFound.
 func (s *Store) Approval(ctx context.Context, id string) (core.Approval, error) {
 	a, err := scanApproval(s.r.queryRow(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
+	if err == nil {
+		a.Votes, err = s.votes(ctx, id)
+	}
 	if err != nil {
 		return core.Approval{}, fmt.Errorf("sqlite: approval %q: %w", id, err)
 	}
 	return a, nil
+}
+
+// AddVote records v on a pending approval; the UNIQUE (approval_id,
+// person) constraint makes a person's vote one-shot even between processes.
+func (s *Store) AddVote(ctx context.Context, id string, v core.Vote) (core.Approval, error) {
+	err := s.inTx(ctx, func(tx *txn) error {
+		var status string
+		if err := tx.queryRow(ctx, `SELECT status FROM approvals WHERE id = ?`, id).Scan(&status); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return core.ErrNotFound
+			}
+			return err
+		}
+		if status != string(core.ApprovalPending) {
+			return core.ErrAlreadyDecided
+		}
+		res, err := tx.exec(ctx, `INSERT INTO approval_votes (approval_id, person, actor_id, actor_name, approve, reason, at)
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (approval_id, person) DO NOTHING`,
+			id, v.Person, v.Actor.ID, v.Actor.Name, v.Approve, v.Reason, micros(v.At))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmpErr(err, core.ErrAlreadyVoted)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, core.ErrAlreadyVoted) && !errors.Is(err, core.ErrAlreadyDecided) {
+		return core.Approval{}, fmt.Errorf("sqlite: vote on approval %q: %w", id, err)
+	}
+	a, gerr := s.Approval(ctx, id)
+	if gerr != nil {
+		return core.Approval{}, gerr
+	}
+	if err != nil {
+		return a, fmt.Errorf("sqlite: vote on approval %q: %w", id, err)
+	}
+	return a, nil
+}
+
+// cmpErr is err, or fallback when err is nil.
+func cmpErr(err, fallback error) error {
+	if err != nil {
+		return err
+	}
+	return fallback
+}
+
+// votes returns the votes on approval id, oldest first.
+func (s *Store) votes(ctx context.Context, id string) ([]core.Vote, error) {
+	rows, err := s.r.query(ctx, `SELECT person, actor_id, actor_name, approve, reason, at
+		FROM approval_votes WHERE approval_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var vs []core.Vote
+	for rows.Next() {
+		var v core.Vote
+		var at sql.NullInt64
+		if err := rows.Scan(&v.Person, &v.Actor.ID, &v.Actor.Name, &v.Approve, &v.Reason, &at); err != nil {
+			return nil, err
+		}
+		v.At = fromMicros(at)
+		vs = append(vs, v)
+	}
+	return vs, rows.Err()
 }
 
 // Approvals returns the approvals of runID in creation order.
@@ -116,6 +191,9 @@ func (s *Store) DecideApproval(ctx context.Context, id string, d core.ApprovalOu
 	case err != nil:
 		return core.Approval{}, fmt.Errorf("sqlite: decide approval %q: %w", id, err)
 	}
+	if a.Votes, err = s.votes(ctx, id); err != nil {
+		return core.Approval{}, fmt.Errorf("sqlite: decide approval %q: %w", id, err)
+	}
 	return a, nil
 }
 
@@ -133,17 +211,26 @@ func (s *Store) approvals(ctx context.Context, where string, args ...any) ([]cor
 		}
 		as = append(as, a)
 	}
-	return as, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	for i := range as {
+		if as[i].Votes, err = s.votes(ctx, as[i].ID); err != nil {
+			return nil, err
+		}
+	}
+	return as, nil
 }
 
 // scanApproval reads approvalCols; no row is core.ErrNotFound.
 func scanApproval(sc scanner) (core.Approval, error) {
 	var a core.Approval
-	var args string
+	var args, verdict string
 	var created, expires, decided sql.NullInt64
 	err := sc.Scan(&a.ID, &a.RunID, &a.ConvKey, &a.CallID, &a.Toolset, &a.Tool, &args, &a.ActionHash, &a.Risk,
 		&a.Requester.ID, &a.Requester.Name, &a.Status, &a.DecidedBy.ID, &a.DecidedBy.Name, &a.Reason,
-		&created, &expires, &decided)
+		&created, &expires, &decided, &verdict)
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, core.ErrNotFound
 	}
@@ -152,5 +239,20 @@ func scanApproval(sc scanner) (core.Approval, error) {
 	}
 	a.Arguments = rawJSON(args)
 	a.CreatedAt, a.ExpiresAt, a.DecidedAt = fromMicros(created), fromMicros(expires), fromMicros(decided)
+	if verdict != "" {
+		if err := json.Unmarshal([]byte(verdict), &a.Verdict); err != nil {
+			return a, fmt.Errorf("verdict of approval %q: %w", a.ID, err)
+		}
+	}
 	return a, nil
+}
+
+// encodeVerdict is the JSON of v, or "" for none (approvals made before
+// policies, and by stores' tests).
+func encodeVerdict(v core.Verdict) (string, error) {
+	if v.Action == "" {
+		return "", nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
 }
