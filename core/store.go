@@ -137,7 +137,10 @@ type ApprovalOutcome struct {
 }
 
 // AuditLog is the append-only record of what was proposed, who decided and
-// what ran. There is no way to change or delete an entry.
+// what ran. There is no way to change or delete an entry. Each entry is
+// chained to the one before it (AuditEntry.ChainHash), so that an entry
+// edited, deleted or reordered with the database's own tools is detected
+// (VerifyChain); appends are serialised so that no two share a predecessor.
 type AuditLog interface {
 	AppendAudit(ctx context.Context, e AuditEntry) error
 	// Audit returns the entries matching f, oldest first.
@@ -149,6 +152,8 @@ type AuditFilter struct {
 	ConvKey    string
 	RunID      string
 	ApprovalID string
+	// Since, when set, keeps entries at or after it.
+	Since time.Time
 }
 
 // Audit kinds.
@@ -182,6 +187,10 @@ type AuditEntry struct {
 	Risk       Risk          `json:"risk,omitempty"`
 	Duration   time.Duration `json:"duration,omitempty"`
 	Detail     string        `json:"detail,omitempty"`
+	// PrevHash and Hash chain the log (see ChainHash); the store sets them
+	// when it appends.
+	PrevHash string `json:"prev_hash,omitempty"`
+	Hash     string `json:"hash,omitempty"`
 }
 
 // Conversation is the durable state of one conversation.

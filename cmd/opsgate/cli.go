@@ -28,13 +28,16 @@ Usage:
   opsgate [flags] <command> [command flags]
 
 Commands:
-  chat [-m TEXT]  talk to opsgate in this terminal; when stdin is not a
-                  terminal, read one message or approval answer per line
+  chat            talk to opsgate in this terminal (--resume, --conversation
+                  NAME, -m TEXT); when stdin is not a terminal, read one
+                  message, approval answer or command per line
   serve           run the configured chat adapters and schedules, with
                   /healthz, /readyz and /metrics on server.listen
   doctor          check the configuration, the LLM, the MCP servers and
                   the store, and say how to fix what is wrong
   migrate         apply pending database migrations
+  audit           print the audit log (--since, --conversation, --json),
+                  redacted; audit verify checks its hash chain
   policy          check [FILE] validates the policy file; explain shows
                   what it decides for one call (opsgate policy help)
   version         print the version
@@ -91,6 +94,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		"serve":   e.serve,
 		"doctor":  e.doctor,
 		"migrate": e.migrate,
+		"audit":   e.audit,
 		"policy":  e.policy,
 		"version": e.version,
 	}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -10,20 +11,30 @@ import (
 	"github.com/opsgate/opsgate/core"
 )
 
-// AppendAudit appends e to the audit log; the store assigns e.ID. The table
-// rejects UPDATE and DELETE (triggers in migrations/0001_init.sql).
+// AppendAudit appends e to the audit log; the store assigns e.ID and
+// chains it to the last entry. The table rejects UPDATE and DELETE
+// (triggers in migrations/0001_init.sql).
 func (s *Store) AppendAudit(ctx context.Context, e core.AuditEntry) error {
-	if err := appendAudit(ctx, s.w, e); err != nil {
+	if err := s.inTx(ctx, func(tx *txn) error { return appendAudit(ctx, tx, e) }); err != nil {
 		return fmt.Errorf("sqlite: append audit %s: %w", e.Kind, err)
 	}
 	return nil
 }
 
-func appendAudit(ctx context.Context, q queryer, e core.AuditEntry) error {
-	_, err := q.exec(ctx, `INSERT INTO audit (time, kind, conv_key, run_id, approval_id, actor_id, actor_name,
-		toolset, tool, action_hash, risk, duration_ns, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+// appendAudit reads the last entry's hash and appends e after it in one
+// write transaction (BEGIN IMMEDIATE holds the database's write lock, also
+// against other processes), so two appends never share a predecessor.
+func appendAudit(ctx context.Context, tx *txn, e core.AuditEntry) error {
+	var prev string
+	err := tx.queryRow(ctx, `SELECT hash FROM audit ORDER BY id DESC LIMIT 1`).Scan(&prev)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	e.Time = time.UnixMicro(e.Time.UnixMicro()) // what is stored is what is hashed
+	_, err = tx.exec(ctx, `INSERT INTO audit (time, kind, conv_key, run_id, approval_id, actor_id, actor_name,
+		toolset, tool, action_hash, risk, duration_ns, detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		micros(e.Time), e.Kind, e.ConvKey, e.RunID, e.ApprovalID, e.Actor.ID, e.Actor.Name,
-		e.Toolset, e.Tool, e.ActionHash, string(e.Risk), int64(e.Duration), e.Detail)
+		e.Toolset, e.Tool, e.ActionHash, string(e.Risk), int64(e.Duration), e.Detail, prev, e.ChainHash(prev))
 	return err
 }
 
@@ -39,12 +50,16 @@ func (s *Store) Audit(ctx context.Context, f core.AuditFilter) ([]core.AuditEntr
 			args = append(args, c.val)
 		}
 	}
+	if !f.Since.IsZero() {
+		conds = append(conds, "time >= ?")
+		args = append(args, f.Since.UnixMicro())
+	}
 	where := ""
 	if len(conds) > 0 {
 		where = "WHERE " + strings.Join(conds, " AND ")
 	}
 	rows, err := s.r.query(ctx, `SELECT id, time, kind, conv_key, run_id, approval_id, actor_id, actor_name,
-		toolset, tool, action_hash, risk, duration_ns, detail FROM audit `+where+` ORDER BY id`, args...)
+		toolset, tool, action_hash, risk, duration_ns, detail, prev_hash, hash FROM audit `+where+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: audit: %w", err)
 	}
@@ -55,7 +70,7 @@ func (s *Store) Audit(ctx context.Context, f core.AuditFilter) ([]core.AuditEntr
 		var t sql.NullInt64
 		var d int64
 		if err := rows.Scan(&e.ID, &t, &e.Kind, &e.ConvKey, &e.RunID, &e.ApprovalID, &e.Actor.ID, &e.Actor.Name,
-			&e.Toolset, &e.Tool, &e.ActionHash, &e.Risk, &d, &e.Detail); err != nil {
+			&e.Toolset, &e.Tool, &e.ActionHash, &e.Risk, &d, &e.Detail, &e.PrevHash, &e.Hash); err != nil {
 			return nil, fmt.Errorf("sqlite: audit: %w", err)
 		}
 		e.Time, e.Duration = fromMicros(t), time.Duration(d)

@@ -35,6 +35,29 @@ const busyTimeout = 5 * time.Second
 // at path, applies pending migrations and checks the schema (CheckSchema):
 // a database whose audit log lost its protection is refused.
 func Open(ctx context.Context, path string) (*Store, error) {
+	s, err := open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.CheckSchema(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenForInspection opens (and migrates) the store like Open, but a schema
+// changed outside opsgate is returned as schemaErr rather than refused: the
+// audit log's verifier must still read a store whose triggers were dropped,
+// to say which entry was changed.
+func OpenForInspection(ctx context.Context, path string) (s *Store, schemaErr error, err error) {
+	if s, err = open(ctx, path); err != nil {
+		return nil, nil, err
+	}
+	return s, s.CheckSchema(ctx), nil
+}
+
+func open(ctx context.Context, path string) (*Store, error) {
 	if path == "" || path == ":memory:" || strings.Contains(path, "?") {
 		// The driver reads parameters after "?"; an in-memory database would
 		// be a different one for each connection.
@@ -64,10 +87,6 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	r.SetMaxIdleConns(readers) // a new connection costs an open and its pragmas
 	s := &Store{w: newPool(w), r: newPool(r)}
 	if _, err := s.Migrate(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
-	if err := s.CheckSchema(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}

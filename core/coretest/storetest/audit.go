@@ -55,7 +55,10 @@ func checkIDs(t *testing.T, es []core.AuditEntry) []core.AuditEntry {
 			t.Errorf("entry %d has id %d after id %d, want ids > 0 and increasing", i, out[i].ID, last)
 		}
 		last = out[i].ID
-		out[i].ID = 0
+		if out[i].Hash == "" {
+			t.Errorf("entry %d has no hash: the store must chain every entry", out[i].ID)
+		}
+		out[i].ID, out[i].PrevHash, out[i].Hash = 0, "", ""
 	}
 	return out
 }
@@ -139,6 +142,11 @@ func testAuditConcurrentAppends(t *testing.T, s core.Store) {
 		t.Fatalf("Audit after %d concurrent appenders = %d entries, want %d", racers, len(es), racers*each)
 	}
 	checkIDs(t, es)
+	// The chain holds: no two appenders shared a predecessor.
+	all := audit(t, s, core.AuditFilter{})
+	if n, brk := core.VerifyChain(all); brk != nil || n != len(all) {
+		t.Errorf("VerifyChain after concurrent appends = %d verified, break %+v; want all %d", n, brk, len(all))
+	}
 	// Each appender's entries are in the order it appended them.
 	for i := range racers {
 		run := fmt.Sprintf("run-%d", i)
@@ -147,5 +155,27 @@ func testAuditConcurrentAppends(t *testing.T, s core.Store) {
 			got = append(got, e.Detail)
 		}
 		diff(t, "details of "+run, []string{"0", "1", "2", "3", "4"}, got)
+	}
+}
+
+// testAuditChain: every entry carries the hash of the one before it and its
+// own, as core.AuditEntry.ChainHash computes them, through AppendAudit and
+// Apply alike.
+func testAuditChain(t *testing.T, s core.Store) {
+	trail := auditTrail()
+	appendAudit(t, s, trail[:2]...)
+	if err := s.Apply(t.Context(), core.Batch{Audit: trail[2:]}); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	es := audit(t, s, core.AuditFilter{})
+	prev := ""
+	for _, e := range es {
+		if e.PrevHash != prev || e.Hash != e.ChainHash(prev) {
+			t.Fatalf("entry %d: prev %q hash %q; want prev %q and hash %q", e.ID, e.PrevHash, e.Hash, prev, e.ChainHash(prev))
+		}
+		prev = e.Hash
+	}
+	if n, brk := core.VerifyChain(es); brk != nil || n != len(trail) {
+		t.Errorf("VerifyChain = %d, %+v; want %d entries verified", n, brk, len(trail))
 	}
 }

@@ -65,6 +65,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"AuditFilter", testAuditFilter},
 		{"AuditUnchanged", testAuditUnchanged},
 		{"AuditConcurrentAppends", testAuditConcurrentAppends},
+		{"AuditChain", testAuditChain},
 		{"Apply", testApply},
 		{"ApplyAllOrNothing", testApplyAllOrNothing},
 		{"ApplyEmpty", testApplyEmpty},
