@@ -44,6 +44,10 @@ type Config struct {
 	// It cannot make a tool skip approval: the engine treats a read verdict
 	// for a call whose risk needs approval as an ask.
 	Policy Policy
+	// Limiter, when set, bounds how many messages each person may send per
+	// minute (limits.runs_per_person_per_minute): Handle asks it for every
+	// message but /stop, with the person the policy folds the sender to.
+	Limiter Limiter
 	// ExpirySweep is how often expired approvals are looked for (default 5 s).
 	ExpirySweep time.Duration
 }
@@ -111,4 +115,11 @@ type Deps struct {
 	Retriever Retriever    // default NoMemory
 	Logger    *slog.Logger // default slog.Default()
 	Now       func() time.Time
+}
+
+// Limiter admits or refuses a person's next message. Allow records an
+// admitted one; Limit is the number it allows per minute (for the text).
+type Limiter interface {
+	Allow(person string, now time.Time) bool
+	Limit() int
 }

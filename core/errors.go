@@ -1,6 +1,9 @@
 package core
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors shared by the engine and stores; test with errors.Is.
 var (
@@ -20,7 +23,22 @@ var (
 	// ErrAlreadyVoted: this person's vote on the approval is already
 	// counted (a quorum counts each person once).
 	ErrAlreadyVoted = errors.New("already voted")
+	// ErrRateLimited: the person started too many runs in the last minute;
+	// the message was not stored (see LimitError).
+	ErrRateLimited = errors.New("too many runs")
 )
+
+// LimitError is Handle's refusal of a message over the person's run limit
+// (limits.runs_per_person_per_minute). Its Error is the sentence to show
+// them; the message was not stored, so nothing of it runs later.
+type LimitError struct{ Limit int }
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("You have started %d runs in the last minute (limits.runs_per_person_per_minute); nothing was started. Wait a moment and ask again.", e.Limit)
+}
+
+// Is makes errors.Is(err, ErrRateLimited) hold.
+func (e *LimitError) Is(target error) bool { return target == ErrRateLimited }
 
 // NotAllowedError is Decide's refusal: Reason is the policy's sentence
 // (Eligibility.Reason) to show the person, so what is said is what is

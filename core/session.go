@@ -82,6 +82,13 @@ func (e *Engine) Handle(ctx context.Context, in Inbound) error {
 	if closed {
 		return ErrShuttingDown
 	}
+	// The run limit, like shutdown, refuses before storing: a refused
+	// message must never run later. Each message counts (a steering message
+	// costs a model call too); /stop never does.
+	if l := e.cfg.Limiter; l != nil && !IsStopCommand(in.Text) && !l.Allow(e.cfg.Policy.Person(in.User.ID), e.now()) {
+		e.log.Warn("message over the run limit refused", "conv", in.ConvKey, "user", in.User.ID, "limit", l.Limit())
+		return &LimitError{Limit: l.Limit()}
+	}
 	first, err := e.store.SaveInbound(ctx, in)
 	if err != nil {
 		return fmt.Errorf("core: store inbound message: %w", err)

@@ -362,3 +362,34 @@ func TestStopMarksDroppedMessagesDone(t *testing.T) {
 		t.Fatalf("model calls = %d, want 1 (the queued message was dropped by stop)", n)
 	}
 }
+
+// countingLimiter admits max messages in all.
+type countingLimiter struct{ max, n int }
+
+func (l *countingLimiter) Allow(string, time.Time) bool { l.n++; return l.n <= l.max }
+func (l *countingLimiter) Limit() int                   { return l.max }
+
+// A message over the run limit is refused before it is stored, with the
+// sentence for the person; /stop is never limited.
+func TestHandleRefusesOverTheRunLimitWithoutStoring(t *testing.T) {
+	lim := &countingLimiter{max: 1}
+	h := newHarness(t, withConfig(func(c *core.Config) { c.Limiter = lim }))
+	h.llm.Push(text("first answer"))
+	h.say("first")
+	h.rec.WaitCompleted(t, 1)
+	err := h.eng.Handle(context.Background(), core.Inbound{ConvKey: conv, MessageID: "m-over", User: alice, Text: "second"})
+	var le *core.LimitError
+	if !errors.As(err, &le) || !errors.Is(err, core.ErrRateLimited) || !strings.Contains(err.Error(), "started 1 runs in the last minute") {
+		t.Fatalf("Handle over the limit: err = %v, want a LimitError", err)
+	}
+	first, err := h.store.SaveInbound(context.Background(), core.Inbound{ConvKey: conv, MessageID: "m-over", User: alice, Text: "second"})
+	if err != nil || !first {
+		t.Errorf("the refused message was stored (SaveInbound again: first %v, %v)", first, err)
+	}
+	if err := h.eng.Handle(context.Background(), core.Inbound{ConvKey: conv, MessageID: "m-stop", User: alice, Text: "/stop"}); err != nil {
+		t.Errorf("/stop over the limit: %v", err)
+	}
+	if lim.n != 2 {
+		t.Errorf("the limiter was asked %d times, want 2 (/stop is not counted)", lim.n)
+	}
+}

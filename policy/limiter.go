@@ -23,6 +23,9 @@ func NewLimiter(limit func() int) *Limiter {
 	return &Limiter{limit: limit, runs: map[string][]time.Time{}}
 }
 
+// Limit is the limit now (0: none).
+func (l *Limiter) Limit() int { return l.limit() }
+
 // Allow records a run of person at now and reports whether it may start.
 // person is a person as core.Policy.Person folds it, so one person's
 // platforms share one budget.

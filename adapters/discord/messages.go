@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/core"
 )
 
@@ -150,6 +151,10 @@ func (a *Adapter) deliver(ctx context.Context, key, id string, user core.Actor, 
 		return
 	}
 	err := eng.Handle(ctx, core.Inbound{ConvKey: key, MessageID: id, User: user, Text: text, Time: at})
+	if reply, refused := render.RefusalReply(err); refused {
+		a.out.Say(key, reply)
+		return
+	}
 	if err != nil {
 		a.log.Error("engine did not take a message", "conv", key, "message", id, "err", err)
 		a.out.Say(key, textNotTaken)

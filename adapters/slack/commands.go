@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/core"
 	"github.com/slack-go/slack"
 )
@@ -80,7 +81,12 @@ func (a *Adapter) ask(ctx context.Context, cmd slack.SlashCommand) {
 	a.known.set(cmd.ChannelID, ts, true)
 	key := ConvKey(me.teamID, cmd.ChannelID, ts)
 	in := core.Inbound{ConvKey: key, MessageID: ts, User: a.actor(ctx, cmd.UserID, cmd.UserName), Text: text, Time: tsTime(ts)}
-	if err := eng.Handle(ctx, in); err != nil {
+	err = eng.Handle(ctx, in)
+	if reply, refused := render.RefusalReply(err); refused {
+		a.sender.Say(key, reply)
+		return
+	}
+	if err != nil {
 		a.log.Error("engine refused a slash command", "conv", key, "err", err)
 		a.sender.Say(key, "⚠️ I could not start: "+err.Error())
 	}

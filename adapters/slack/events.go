@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/core"
 	"github.com/slack-go/slack/slackevents"
 )
@@ -116,7 +117,12 @@ func (a *Adapter) converse(ctx context.Context, me identity, m said) {
 		a.stop(ctx, eng, key, m)
 	default:
 		in := core.Inbound{ConvKey: key, MessageID: m.ts, User: a.actor(ctx, m.user, ""), Text: m.text, Time: tsTime(m.ts)}
-		if err := eng.Handle(ctx, in); err != nil {
+		err := eng.Handle(ctx, in)
+		if reply, refused := render.RefusalReply(err); refused {
+			a.ephemeral(ctx, m.channel, m.user, m.thread, escape(reply))
+			return
+		}
+		if err != nil {
 			a.log.Error("engine refused a message", "conv", key, "err", err)
 			a.ephemeral(ctx, m.channel, m.user, m.thread, "⚠️ I could not take that message: "+escape(err.Error()))
 		}

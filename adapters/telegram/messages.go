@@ -9,6 +9,7 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/core"
 )
 
@@ -79,13 +80,19 @@ func (a *Adapter) onMessage(ctx context.Context, m *tgbotapi.Message) error {
 		}
 		return nil
 	}
-	return a.eng.Handle(ctx, core.Inbound{
+	err := a.eng.Handle(ctx, core.Inbound{
 		ConvKey:   key,
 		MessageID: strconv.Itoa(m.MessageID),
 		User:      actorOf(m.From),
 		Text:      text,
 		Time:      m.Time(),
 	})
+	if reply, refused := render.RefusalReply(err); refused {
+		// Answered, not retried: the engine refused it on purpose.
+		a.sender.Say(key, reply)
+		return nil
+	}
+	return err
 }
 
 // command parses "/name@bot args". forUs is false for a command addressed

@@ -111,6 +111,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	}
 	ecfg := engineConfig(cfg)
 	ecfg.Policy = holder
+	ecfg.Limiter = policy.NewLimiter(holder.RunsPerPersonPerMinute)
 	engine, err := core.NewEngine(ecfg, core.Deps{
 		Model:  model,
 		Tools:  host,

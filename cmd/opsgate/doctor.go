@@ -18,6 +18,7 @@ import (
 	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/memory/sqlite"
+	"github.com/opsgate/opsgate/policy"
 )
 
 const doctorHelp = `Usage: opsgate doctor
@@ -273,7 +274,29 @@ func (e *env) checkRest(r *report, cfg *config.Config) {
 	if len(cfg.Schedules) > 0 {
 		r.warn("sched", "%d schedule(s) configured but schedules are not available in this build yet", len(cfg.Schedules))
 	}
-	if cfg.Policy.File != "" {
-		r.warn("policy", "policy.file %s is not enforced by this build yet: requesters approve their own requests", cfg.Policy.File)
+	checkPolicy(r, cfg)
+}
+
+// checkPolicy validates the policy file and warns about asks nobody can
+// answer on the platforms that are enabled.
+func checkPolicy(r *report, cfg *config.Config) {
+	pol, err := policy.Load(cfg.Policy.File, policyOptions(cfg))
+	if err != nil {
+		r.fail("policy", "correct the file; opsgate policy check prints the same message", "%v", err)
+		return
+	}
+	if cfg.Policy.File == "" {
+		r.ok("policy", "no policy file: the requester or the platform's approvers decide; reads run, everything else asks")
+	} else {
+		people, roles, rules := pol.Counts()
+		r.ok("policy", "%s: %d people, %d roles, %d rules", cfg.Policy.File, people, roles, rules)
+	}
+	platforms := cfg.Adapters()
+	if len(platforms) == 0 {
+		platforms = []string{"terminal"}
+	}
+	for _, ask := range pol.Unreachable(platforms) {
+		r.warn("policy", "%s: no approver has an identity on %s, so its requests can only expire (add people's identities, or enable their platform)",
+			ask, strings.Join(platforms, ", "))
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
 // pkgDir is this package's directory: tests change the working directory.
@@ -165,4 +167,33 @@ func TestPolicyExplainRefusesBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// doctor validates the policy file and warns about asks no approver can
+// answer on the enabled platforms.
+func TestDoctorChecksPolicy(t *testing.T) {
+	dir := t.TempDir()
+	model := llmfake.New(t)
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("rules:\n  - name: x\n    match: {tool: \"[\"}\n    action: deny\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, dir, model.URL, "", "policy:\n  file: "+bad+"\n")
+	code, stdout, _ := runMain(t, testEnv(), "doctor", "--config", cfg)
+	if code != exitError {
+		t.Errorf("doctor with a bad policy exited %d, want 1", code)
+	}
+	mustContain(t, "doctor", stdout, "FAIL  policy  "+bad+":3: rules[0].match.tool", "fix: correct the file; opsgate policy check prints the same message")
+
+	lonely := filepath.Join(dir, "lonely.yaml")
+	if err := os.WriteFile(lonely, []byte("people:\n  bob: {telegram: \"87654321\"}\nrules:\n  - name: prod\n    match: {server: k8s}\n    action: ask\n    approvers: [bob]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg = writeConfig(t, dir, model.URL, "", "policy:\n  file: "+lonely+"\n")
+	code, stdout, _ = runMain(t, testEnv(), "doctor", "--config", cfg)
+	if code != exitOK {
+		t.Errorf("doctor with an unreachable rule exited %d, want 0 (a warning):\n%s", code, stdout)
+	}
+	mustContain(t, "doctor", stdout, "ok    policy  "+lonely+": 1 people, 0 roles, 1 rules",
+		"warn  policy  rule prod: no approver has an identity on terminal, so its requests can only expire")
 }

@@ -22,7 +22,8 @@ Run the configured chat adapters and schedules, with GET /healthz (alive),
 GET /readyz (ready to serve, as JSON) and GET /metrics (Prometheus) on
 server.listen. SIGINT or SIGTERM shut down gracefully: the HTTP server
 stops, runs finish or checkpoint (up to 30 s), then the MCP servers and
-the store are closed.
+the store are closed. SIGHUP reloads the policy file (policy.file); a file
+that does not load keeps the policy in force and is logged.
 
 With no chat adapter enabled and no schedule, serve refuses to start
 (exit 1), unless:
@@ -72,6 +73,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		return exitError
 	}
 	ref.e = a.engine
+	reloadPolicyOnHUP(ctx, a.policy, cfg.Policy.File, e.log)
 	closeChats := func() error {
 		var errs []error
 		for _, c := range chats {
