@@ -54,12 +54,10 @@ func (e *Engine) Decide(ctx context.Context, d Decision) (Approval, error) {
 		}
 		out.Status = ApprovalApproved
 	}
-	decided, err := e.decide(ctx, voted, out)
-	if errors.Is(err, ErrAlreadyDecided) && decided.Status == out.Status {
-		// Two last votes raced: both counted, the other settled it.
-		return decided, nil
-	}
-	return decided, err
+	// Of two votes that both complete the quorum at once, one settles the
+	// request; the other is told it was already decided (its vote is
+	// kept with the others, but did not decide).
+	return e.decide(ctx, voted, out)
 }
 
 // DenyAsSystem denies a pending approval as SystemActor, for when no person

@@ -48,6 +48,10 @@ type Config struct {
 	// minute (limits.runs_per_person_per_minute): Handle asks it for every
 	// message but /stop, with the person the policy folds the sender to.
 	Limiter Limiter
+	// RedactToolResult, when set, rewrites every tool result before it is
+	// added to the transcript the model reads (redact.model_input): the
+	// secrets a tool printed never reach the model provider.
+	RedactToolResult func(string) string
 	// ExpirySweep is how often expired approvals are looked for (default 5 s).
 	ExpirySweep time.Duration
 }

@@ -97,6 +97,9 @@ func callInfo(pc PendingCall) CallInfo {
 // answer adds the call's result to the transcript (staged: see commit.go).
 func (e *Engine) answer(rs *runState, pc PendingCall, res ToolResult) {
 	content := res.Content
+	if e.cfg.RedactToolResult != nil {
+		content = e.cfg.RedactToolResult(content)
+	}
 	if len(content) > maxResultChars {
 		content = truncate(content, maxResultChars) + fmt.Sprintf("\n[truncated: the result had %d bytes]", len(res.Content))
 	}

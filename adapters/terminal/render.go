@@ -36,17 +36,23 @@ func (a *Adapter) render(w *errWriter, ev core.Event) {
 	case core.EventReady:
 		a.failed = false
 	case core.EventGenerationStart:
-		a.streamed = false
+		a.streamed, a.streamedText = false, ""
 	case core.EventToken:
 		if ev.Text != "" {
 			a.write(w, Sanitize(ev.Text))
 			a.streamed = true
+			a.streamedText += ev.Text
 		}
 	case core.EventGenerationComplete:
-		if !a.streamed && strings.TrimSpace(ev.Text) != "" {
+		switch {
+		case !a.streamed && strings.TrimSpace(ev.Text) != "":
 			a.write(w, Sanitize(ev.Text))
+		case strings.HasPrefix(ev.Text, a.streamedText) && len(ev.Text) > len(a.streamedText):
+			// The stream's last words, held back until the answer was
+			// whole (the redactor does that with what could be a secret).
+			a.write(w, Sanitize(ev.Text[len(a.streamedText):]))
 		}
-		a.streamed = false
+		a.streamed, a.streamedText = false, ""
 		a.endLine(w)
 	case core.EventToolExecuting:
 		if ev.Call != nil {

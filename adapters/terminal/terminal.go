@@ -104,6 +104,7 @@ type Adapter struct {
 	lastCall      string    // call id of the status line printed last
 	asked         string    // approval id last asked about
 	streamed      bool      // tokens of the current generation were printed
+	streamedText  string    // and their text
 	failed        bool      // the current run already reported its error
 	failures      int       // runs that ended with status error
 	tooLong       int       // lines over MaxLineBytes

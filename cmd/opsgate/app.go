@@ -12,6 +12,7 @@ import (
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/memory/sqlite"
 	"github.com/opsgate/opsgate/policy"
+	"github.com/opsgate/opsgate/policy/redact"
 )
 
 // app is opsgate wired together: the store, the model, the tool host and
@@ -24,6 +25,8 @@ type app struct {
 	engine *core.Engine
 	// policy is the policy in force; serve reloads it on SIGHUP.
 	policy *policy.Holder
+	// red is the redactor of everything shown to people.
+	red *redact.Redactor
 }
 
 // newModel builds the LLM client; it touches no network.
@@ -104,6 +107,13 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		return nil, err
 	}
 	holder := policy.NewHolder(pol)
+	red, err := redactorFor(cfg, pol)
+	if err != nil {
+		host.Close()
+		return nil, err
+	}
+	// Everything the adapters show people passes the redactor first.
+	sender = newRedactingSender(sender, red)
 	store, err := openStore(ctx, cfg)
 	if err != nil {
 		host.Close()
@@ -112,6 +122,9 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	ecfg := engineConfig(cfg)
 	ecfg.Policy = holder
 	ecfg.Limiter = policy.NewLimiter(holder.RunsPerPersonPerMinute)
+	if pol.Redact().ModelInput {
+		ecfg.RedactToolResult = red.String
+	}
 	engine, err := core.NewEngine(ecfg, core.Deps{
 		Model:  model,
 		Tools:  host,
@@ -124,7 +137,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		store.Close()
 		return nil, err
 	}
-	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder}, nil
+	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder, red: red}, nil
 }
 
 // shutdown lets runs finish or checkpoint (until ctx ends), runs then (the

@@ -13,6 +13,7 @@ import (
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/internal/metrics"
+	"github.com/opsgate/opsgate/policy/redact"
 )
 
 // chat is one configured chat adapter, as serve runs it.
@@ -44,6 +45,10 @@ func healthOf(adapter any) func() (bool, string) {
 type engineRef struct {
 	e *core.Engine
 	m *metrics.Metrics
+	// red redacts what Decide and Status hand the adapters to show: the
+	// other door from the engine to the chats besides events (nil: the
+	// built-in detectors).
+	red *redact.Redactor
 }
 
 func (r *engineRef) Handle(ctx context.Context, in core.Inbound) error { return r.e.Handle(ctx, in) }
@@ -84,10 +89,15 @@ func (p *platformEngine) Handle(ctx context.Context, in core.Inbound) error {
 func (p *platformEngine) Stop(ctx context.Context, key string) bool { return p.ref.Stop(ctx, key) }
 func (p *platformEngine) Decide(ctx context.Context, d core.Decision) (core.Approval, error) {
 	d.Actor = p.qualify(d.Actor)
-	return p.ref.Decide(ctx, d)
+	a, err := p.ref.Decide(ctx, d)
+	return redactApproval(p.ref.red, a), err
 }
 func (p *platformEngine) Status(ctx context.Context, key string) (core.Status, error) {
-	return p.ref.Status(ctx, key)
+	st, err := p.ref.Status(ctx, key)
+	for i, a := range st.PendingApprovals {
+		st.PendingApprovals[i] = redactApproval(p.ref.red, a)
+	}
+	return st, err
 }
 
 // buildChats makes the adapters the configuration turns on (config's On).

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/opsgate/opsgate/internal/config"
+	"github.com/opsgate/opsgate/policy/redact"
 )
 
 // Exit codes.
@@ -61,6 +62,8 @@ type env struct {
 	configFile string
 	logLevel   string
 	log        *slog.Logger
+	// logBase is the handler under the redaction of log.
+	logBase slog.Handler
 }
 
 // Main runs opsgate with args (without the program name) and returns the
@@ -146,6 +149,14 @@ func (e *env) setup(defaultLevel slog.Level) (*config.Config, bool) {
 		e.fail(err)
 		return nil, false
 	}
+	// From here on, log lines hide what the configuration holds secret too.
+	// A policy file that does not load is reported by the command that
+	// needs it; the logs then do without its patterns.
+	red, err := newRedactor(cfg)
+	if err != nil {
+		red, _ = redact.New(redact.Options{Secrets: cfg.Secrets()})
+	}
+	e.log = slog.New(redact.NewHandler(e.logBase, red))
 	return cfg, true
 }
 
@@ -163,7 +174,9 @@ func (e *env) initLog(defaultLevel slog.Level) bool {
 			return false
 		}
 	}
-	e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	e.logBase = slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level})
+	// The built-in detectors apply before the configuration is read.
+	e.log = slog.New(redact.NewHandler(e.logBase, nil))
 	return true
 }
 

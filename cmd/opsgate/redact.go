@@ -1,6 +1,11 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/policy"
 	"github.com/opsgate/opsgate/policy/redact"
@@ -24,4 +29,123 @@ func redactorFor(cfg *config.Config, pol *policy.Policy) (*redact.Redactor, erro
 		patterns = append(patterns, re.String())
 	}
 	return redact.New(redact.Options{Patterns: patterns, Secrets: cfg.Secrets()})
+}
+
+// redactingSender is the choke point for everything opsgate shows people:
+// every event passes it before any adapter (chat platforms, the terminal)
+// renders it. Streamed tokens go through one redact.Stream per run, which
+// holds back whatever could still become a secret, so no prefix of a
+// secret reaches a platform, not even in an intermediate edit; every other
+// text (tool lines, results, errors, approval arguments and reasons, final
+// answers) is redacted whole. The engine's copies are never changed: what
+// is stored, and what runs once approved, stays exact.
+type redactingSender struct {
+	next core.EventSender
+	r    *redact.Redactor
+
+	mu      sync.Mutex
+	streams map[string]*redact.Stream // by run id, and run id + "/thinking"
+}
+
+func newRedactingSender(next core.EventSender, r *redact.Redactor) *redactingSender {
+	return &redactingSender{next: next, r: r, streams: map[string]*redact.Stream{}}
+}
+
+// Send implements core.EventSender.
+func (s *redactingSender) Send(ctx context.Context, ev core.Event) error {
+	return s.next.Send(ctx, s.redact(ev))
+}
+
+func (s *redactingSender) redact(ev core.Event) core.Event {
+	switch ev.Type {
+	case core.EventToken:
+		ev.Text = s.stream(ev.RunID, "").Write(ev.Text)
+	case core.EventThinking:
+		ev.Text = s.stream(ev.RunID, "/thinking").Write(ev.Text)
+	case core.EventThinkingComplete:
+		s.end(ev.RunID + "/thinking")
+	case core.EventGenerationComplete, core.EventCompleted, core.EventWorkflowError,
+		core.EventTransientError, core.EventRateLimit:
+		// The step's whole text, redacted whole, is what the stream
+		// released plus what it still held; an attempt that failed is
+		// streamed again from its start.
+		s.end(ev.RunID, ev.RunID+"/thinking")
+		ev.Text = s.r.String(ev.Text)
+	default:
+		ev.Text = s.r.String(ev.Text)
+	}
+	ev.Error = s.r.String(ev.Error)
+	if ev.Call != nil {
+		c := s.call(*ev.Call)
+		ev.Call = &c
+	}
+	if len(ev.Calls) > 0 {
+		calls := make([]core.CallInfo, len(ev.Calls))
+		for i, c := range ev.Calls {
+			calls[i] = s.call(c)
+		}
+		ev.Calls = calls
+	}
+	if ev.Approval != nil {
+		a := redactApproval(s.r, *ev.Approval)
+		ev.Approval = &a
+	}
+	return ev
+}
+
+// redactApproval is a for display: its arguments and reasons redacted.
+// The approval in the store, which is what runs, is not touched.
+func redactApproval(r *redact.Redactor, a core.Approval) core.Approval {
+	a.Arguments = redactJSON(r, a.Arguments)
+	a.Reason = r.String(a.Reason)
+	votes := make([]core.Vote, len(a.Votes))
+	for i, v := range a.Votes {
+		v.Reason = r.String(v.Reason)
+		votes[i] = v
+	}
+	a.Votes = votes
+	return a
+}
+
+func (s *redactingSender) call(c core.CallInfo) core.CallInfo {
+	c.Arguments = s.json(c.Arguments)
+	c.Result = s.r.String(c.Result)
+	if c.Progress != nil {
+		p := *c.Progress
+		p.Message = s.r.String(p.Message)
+		c.Progress = &p
+	}
+	return c
+}
+
+func (s *redactingSender) json(raw json.RawMessage) json.RawMessage { return redactJSON(s.r, raw) }
+
+// redactJSON redacts a JSON document for display. The redactor keeps JSON
+// structure (a secret value becomes the string "[REDACTED:kind]").
+func redactJSON(r *redact.Redactor, raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	return json.RawMessage(r.String(string(raw)))
+}
+
+func (s *redactingSender) stream(runID, part string) *redact.Stream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.streams[runID+part]
+	if st == nil {
+		st = s.r.Stream()
+		s.streams[runID+part] = st
+	}
+	return st
+}
+
+// end forgets streams: what they held back is in the text of the event
+// that ends the step (redacted whole), or is never shown.
+func (s *redactingSender) end(keys ...string) {
+	s.mu.Lock()
+	for _, k := range keys {
+		delete(s.streams, k)
+	}
+	s.mu.Unlock()
 }

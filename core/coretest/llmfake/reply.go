@@ -12,6 +12,10 @@ type Reply struct {
 	// Text is streamed as several chunks, split on word boundaries (a word
 	// with its leading white space per chunk, roughly one token).
 	Text string
+	// SplitChars, when above 0, streams Text in chunks of alternately 1 and
+	// SplitChars characters instead of by word, as a tokenizer cuts keys
+	// and hashes: a secret then arrives over many chunks.
+	SplitChars int
 	// Thinking is streamed as delta.reasoning_content before Text.
 	Thinking string
 	// ThinkingField, when set, names the delta field that carries Thinking

@@ -44,3 +44,15 @@ func splitArguments(s string) []string {
 	}
 	return out
 }
+
+// splitChars cuts s into chunks of alternately 1 and n runes.
+func splitChars(s string, n int) []string {
+	runes := []rune(s)
+	var out []string
+	for i, size := 0, 1; i < len(runes); i += size {
+		size = 1 + (len(out)%2)*(n-1)
+		size = min(size, len(runes)-i)
+		out = append(out, string(runes[i:i+size]))
+	}
+	return out
+}

@@ -95,6 +95,9 @@ func (st *stream) run() {
 		}
 	}
 	words := splitWords(st.reply.Text)
+	if st.reply.SplitChars > 0 {
+		words = splitChars(st.reply.Text, st.reply.SplitChars)
+	}
 	errorAt := max(1, len(words)/2)
 	for i, w := range words {
 		if !st.send(delta{Content: &w}, nil, true) {
