@@ -241,3 +241,14 @@ func (a *Adapter) track() bool {
 	a.work.Add(1)
 	return true
 }
+
+// Notify shows approval ap's card in the channel a policy's notify target
+// names (discord:<channel>): its buttons decide the request like the
+// original card's, and it shows the outcome.
+func (a *Adapter) Notify(channel string, ap core.Approval) error {
+	if channel == "" {
+		return errors.New("discord: notify target without a channel id")
+	}
+	a.out.Card(ConvKey("", channel), ap)
+	return nil
+}

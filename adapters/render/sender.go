@@ -212,7 +212,28 @@ func (s *Sender) Resolve(a core.Approval, ref MsgRef) {
 	if a.ID == "" || a.Status == core.ApprovalPending || a.Status == "" {
 		return
 	}
-	s.enqueue(a.ConvKey, op{kind: opOutcome, approval: a, ref: ref})
+	// The card may be a notify card in another conversation than the
+	// request's (see Card): edit it where it is.
+	key := a.ConvKey
+	s.mu.Lock()
+	if cd := s.cards[a.ID]; cd != nil && cd.conv != "" {
+		key = cd.conv
+	}
+	s.mu.Unlock()
+	s.enqueue(key, op{kind: opOutcome, approval: a, ref: ref})
+}
+
+// Card shows approval a in the conversation convKey as a card of its own,
+// outside any run's messages: a policy's notify targets (DESIGN §11) get
+// the request's card with working buttons while it is pending (updated
+// with its votes), and its outcome once decided. A decision on any card
+// counts; every card shows it.
+func (s *Sender) Card(convKey string, a core.Approval) {
+	kind := opCard
+	if a.Status != core.ApprovalPending && a.Status != "" {
+		kind = opOutcome
+	}
+	s.enqueue(convKey, op{kind: kind, approval: a})
 }
 
 func (s *Sender) enqueue(key string, o op) {

@@ -271,3 +271,15 @@ func (a *Adapter) ephemeral(ctx context.Context, channel, user, thread, text str
 		a.log.Warn("ephemeral message not delivered", "channel", channel, "user", user, "err", err)
 	}
 }
+
+// Notify shows approval ap's card at the top level of the channel a
+// policy's notify target names (slack:<channel>): its buttons decide the
+// request like the original card's, and it shows the outcome.
+func (a *Adapter) Notify(ctx context.Context, channel string, ap core.Approval) error {
+	me, err := a.identify(ctx)
+	if err != nil {
+		return fmt.Errorf("slack: notify %s: %w", channel, err)
+	}
+	a.sender.Card(ConvKey(me.teamID, channel, ""), ap)
+	return nil
+}

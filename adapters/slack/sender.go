@@ -118,3 +118,10 @@ func (s *Sender) Limits() render.Limits { return s.p.Limits() }
 
 // Close delivers what is pending until ctx ends, then stops.
 func (s *Sender) Close(ctx context.Context) error { return s.r.Close(ctx) }
+
+// Card shows approval a as a card of its own in conversation key (see
+// render.Sender.Card).
+func (s *Sender) Card(key string, a core.Approval) {
+	s.confirms.note(a)
+	s.r.Card(key, a)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/opsgate/opsgate/adapters/render"
+	"github.com/opsgate/opsgate/core"
 )
 
 // Adapter connects one Telegram bot to the engine. Create it with New, pass
@@ -195,4 +197,17 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// Notify shows approval ap's card in the chat a policy's notify target
+// names ("12345678" of telegram:12345678), in a conversation of its own
+// beside the chat's: its buttons decide the request like the original
+// card's, and it shows the outcome.
+func (a *Adapter) Notify(chat string, ap core.Approval) error {
+	id, err := strconv.ParseInt(chat, 10, 64)
+	if err != nil {
+		return fmt.Errorf("telegram: notify target %q: want a chat id", chat)
+	}
+	a.sender.Card(ConvKey(a.botID, id, "notify"), ap)
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -28,6 +29,9 @@ type chat struct {
 	routes map[string]http.Handler
 	// health reports the adapter's connection to its platform (/readyz).
 	health func() (ok bool, detail string)
+	// notify shows an approval's card at a policy's notify target on this
+	// platform (the part after "platform:").
+	notify func(ctx context.Context, target string, a core.Approval) error
 }
 
 // healthOf returns the adapter's Health, an optional ability; an adapter
@@ -115,7 +119,8 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 		if err != nil {
 			return nil, err
 		}
-		c := chat{name: "telegram", owns: ad.Owns, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad)}
+		c := chat{name: "telegram", owns: ad.Owns, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad),
+			notify: func(_ context.Context, target string, a core.Approval) error { return ad.Notify(target, a) }}
 		if p := ad.WebhookPath(); p != "" {
 			c.routes = map[string]http.Handler{"POST " + p: ad.WebhookHandler()}
 		}
@@ -131,7 +136,7 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 		if err != nil {
 			return nil, err
 		}
-		c := chat{name: "slack", owns: ad.Owns, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad)}
+		c := chat{name: "slack", owns: ad.Owns, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad), notify: ad.Notify}
 		if !ad.SocketMode() {
 			c.routes = map[string]http.Handler{"/slack/": ad.Handler()}
 		}
@@ -147,7 +152,8 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 		if err != nil {
 			return nil, err
 		}
-		chats = append(chats, chat{name: "discord", owns: ad.Owns, sender: ad, run: ad.Run, close: ad.Close, health: healthOf(ad)})
+		chats = append(chats, chat{name: "discord", owns: ad.Owns, sender: ad, run: ad.Run, close: ad.Close, health: healthOf(ad),
+			notify: func(_ context.Context, target string, a core.Approval) error { return ad.Notify(target, a) }})
 	}
 	return chats, nil
 }
@@ -156,15 +162,49 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 // An event of a conversation no adapter serves (an approval of a bot that
 // is no longer configured expiring) is an error: nobody will see it, and
 // the engine logs and counts it as undelivered.
+//
+// An approval whose policy rule names notify targets ("telegram:12345678")
+// is also shown there, as a card of its own (DESIGN §11): posted while it
+// waits, updated with each vote, and showing the outcome.
 func eventRouter(chats []chat) core.EventSender {
 	return core.SenderFunc(func(ctx context.Context, ev core.Event) error {
+		err := fmt.Errorf("serve: no adapter serves conversation %q (event %s)", ev.ConvKey, ev.Type)
 		for _, c := range chats {
 			if c.owns(ev.ConvKey) {
-				return c.sender.Send(ctx, ev)
+				err = c.sender.Send(ctx, ev)
+				break
 			}
 		}
-		return fmt.Errorf("serve: no adapter serves conversation %q (event %s)", ev.ConvKey, ev.Type)
+		return errors.Join(err, notifyCards(ctx, chats, ev))
 	})
+}
+
+// notifyCards shows the approval of ev at its notify targets.
+func notifyCards(ctx context.Context, chats []chat, ev core.Event) error {
+	switch {
+	case ev.Approval == nil || len(ev.Approval.Verdict.Notify) == 0:
+		return nil
+	case ev.Type != core.EventToolAwaitingApproval && ev.Type != core.EventToolApproved && ev.Type != core.EventToolDenied:
+		return nil
+	}
+	var errs []error
+	for _, target := range ev.Approval.Verdict.Notify {
+		platform, where, _ := strings.Cut(target, ":")
+		var to *chat
+		for i := range chats {
+			if chats[i].name == platform && chats[i].notify != nil {
+				to = &chats[i]
+			}
+		}
+		if to == nil {
+			errs = append(errs, fmt.Errorf("serve: notify %s: %s is not enabled", target, platform))
+			continue
+		}
+		if err := to.notify(ctx, where, *ev.Approval); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // ownedByAny reports whether some adapter serves the conversation.
