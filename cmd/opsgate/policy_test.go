@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
@@ -196,4 +197,26 @@ func TestDoctorChecksPolicy(t *testing.T) {
 	}
 	mustContain(t, "doctor", stdout, "ok    policy  "+lonely+": 1 people, 0 roles, 1 rules",
 		"warn  policy  rule prod: no approver has an identity on terminal, so its requests can only expire")
+}
+
+// Issue 10, acceptance 9 (start-up): with a malformed policy file neither
+// serve nor chat starts; both name the file, the line and the key.
+func TestBadPolicyFileStopsStartup(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(bad, []byte("defaults:\n  quorum: two\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tg := telegramtest.New(t)
+	cfg := writeConfig(t, dir, llmfake.New(t).URL, "", "policy:\n  file: "+bad+"\n"+telegramConfig(tg))
+	want := bad + `:2: defaults.quorum: must be a whole number (got "two")`
+	for _, args := range [][]string{{"serve"}, {"chat", "-m", "hello"}} {
+		code, _, stderr := runMain(t, testEnv(), append(args, "--config", cfg)...)
+		if code != exitError || !strings.Contains(stderr, want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 1 naming %q", args[0], code, stderr, want)
+		}
+	}
+	if calls := tg.Calls(); len(calls) != 0 {
+		t.Errorf("serve called Telegram (%d calls) with a bad policy", len(calls))
+	}
 }
