@@ -28,8 +28,8 @@ type Config struct {
 	Channels []string
 	// AllowedUsers may talk to the bot in direct messages (discord.allowed_users).
 	AllowedUsers []string
-	// Approvers may decide approvals besides the requester (discord.approvers);
-	// see MayDecide.
+	// Approvers may decide approvals besides the requester (discord.approvers),
+	// without a policy file; the command line gives them to the policy.
 	Approvers []string
 }
 

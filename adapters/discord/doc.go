@@ -35,8 +35,8 @@
 // 5 s in a channel), 2,000-character messages without a split code fence,
 // and approval cards with Approve/Deny buttons whose custom_id is
 // "a:<approval id>" or "d:<approval id>", never the arguments. A click is
-// decided by the engine (the requester or discord.approvers, see
-// [Adapter.MayDecide]); a refused click is told privately and audited by the
+// decided by the engine's policy (core.Policy: without a policy file the
+// requester or discord.approvers); a refused click is told privately and audited by the
 // engine, and the card shows the outcome once decided.
 //
 // # Rate limits and endpoints

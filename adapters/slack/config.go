@@ -33,7 +33,8 @@ type Config struct {
 	// means everyone. Empty: anyone in an allowed channel, no DMs.
 	AllowedUsers []string
 	// Approvers may decide approval requests of Slack conversations
-	// besides the requester (see MayDecide).
+	// besides the requester, without a policy file; the command line gives
+	// them to the policy.
 	Approvers []string
 
 	// HTTPClient makes the Web API calls (default: 30 s timeout).

@@ -32,7 +32,7 @@
 // are cards with Approve (primary) and Deny (danger) buttons; a destructive
 // request's Approve button carries Slack's confirm dialog. A click is
 // looked up by approval id and decided by the engine, which checks the
-// clicker ([Config.MayDecide]); refusals are answered privately and
+// clicker against its policy (core.Policy); refusals are answered privately and
 // audited by the engine.
 //
 // # Access

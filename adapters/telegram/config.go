@@ -30,8 +30,9 @@ type Config struct {
 	// AllowedUsers are the Telegram user ids the bot talks to; everyone
 	// else is refused. Empty means nobody.
 	AllowedUsers []int64
-	// Approvers may decide approval requests besides the requester (see
-	// Adapter.MayDecide).
+	// Approvers may decide approval requests besides the requester, without
+	// a policy file; the command line gives them to the policy. They may
+	// also press Stop.
 	Approvers []int64
 
 	// PollTimeout is the long-polling timeout (default 30 s).
