@@ -424,3 +424,33 @@ func TestRunReportsFailedRun(t *testing.T) {
 		t.Errorf("output = %q, want %q", out.String(), want)
 	}
 }
+
+// A vote that does not reach the quorum is a progress line, not a second
+// question; a stream's tail that was held back (the redactor holds what
+// could still be a secret) is printed when the answer is complete.
+func TestRenderQuorumProgressAndHeldBackTail(t *testing.T) {
+	scale := approval("a1", "scale_deployment", core.RiskWrite, `{"name":"web","replicas":3}`)
+	scale.Verdict = core.Verdict{Action: core.ActionAsk, Quorum: 2}
+	voted := *scale
+	voted.Votes = []core.Vote{{Person: "bob", Actor: core.Actor{ID: "slack:U0BOB", Name: "@bob"}, Approve: true}}
+	events := []core.Event{
+		{Type: core.EventGenerationStart},
+		{Type: core.EventToken, Text: "The key is "},
+		{Type: core.EventGenerationComplete, Text: "The key is [REDACTED:aws_access_key]."},
+		{Type: core.EventToolAwaitingApproval, Approval: scale},
+		{Type: core.EventToolAwaitingApproval, Approval: &voted},
+	}
+	a, out := newAdapter(t, strings.NewReader(""), false, &scriptEngine{})
+	for _, ev := range events {
+		if err := a.Send(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := out.String()
+	if !strings.Contains(got, "The key is [REDACTED:aws_access_key].\n") {
+		t.Errorf("the held-back tail was not printed:\n%s", got)
+	}
+	if !strings.Contains(got, "⏳ scale_deployment: 1 of 2 approvals: @bob\n") || strings.Count(got, "approval needed") != 1 {
+		t.Errorf("want one question and a progress line:\n%s", got)
+	}
+}
