@@ -24,6 +24,8 @@ type notAPIError struct {
 	contentType string
 	detail      string // an HTML page's title, or the text's first line
 	html        bool
+	// whole: a streamed request was answered with one JSON document.
+	whole bool
 }
 
 func (e *notAPIError) Error() string { return e.message() }
@@ -31,6 +33,10 @@ func (e *notAPIError) Error() string { return e.message() }
 func (e *notAPIError) Unwrap() error { return ErrNotOpenAIAPI }
 
 func (e *notAPIError) message() string {
+	if e.whole {
+		return "the endpoint answered with one whole JSON document (" + cmp.Or(e.contentType, "no content type") +
+			"), not an event stream: it ignored stream: true; check llm.base_url, and that any proxy in between passes server-sent events through"
+	}
 	if e.html {
 		return notAPIMessage(e.status, "an HTML page", e.contentType, e.detail)
 	}
@@ -79,6 +85,12 @@ func checkContent(res *http.Response, streamed bool) (*http.Response, error) {
 	res.Body = readCloser{io.MultiReader(bytes.NewReader(head), res.Body), res.Body}
 	trimmed := bytes.TrimSpace(head)
 	page := isHTML(mt, trimmed)
+	if streamed && !page && !looksLikeSSE(trimmed) && looksLikeJSON(trimmed) {
+		// A 200 with JSON to a streamed request is never a stream: the
+		// stream decoder would only say it ended without an answer.
+		res.Body.Close()
+		return nil, &notAPIError{status: res.StatusCode, contentType: mt, whole: true}
+	}
 	if !page && (looksLikeSSE(trimmed) || looksLikeJSON(trimmed)) {
 		return res, nil
 	}

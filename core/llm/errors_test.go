@@ -354,6 +354,11 @@ func TestGenerateErrorsSayWhatToCheck(t *testing.T) {
 			reply: llmfake.Reply{HTML: login},
 			kind:  core.ModelFatal, status: 200, notAPI: true,
 			want: `the endpoint answered with an HTML page (text/html, "Sign in - Corp SSO"), not the OpenAI API: check llm.base_url and any proxy in between`},
+		{name: "a whole JSON answer to a streamed request",
+			reply: llmfake.Reply{Text: "hello", IgnoreStream: true},
+			kind:  core.ModelFatal, status: 200, notAPI: true,
+			want: "the endpoint answered with one whole JSON document (application/json), not an event stream: it ignored stream: true; " +
+				"check llm.base_url, and that any proxy in between passes server-sent events through"},
 		{name: "HTML 502 is a proxy's error page",
 			reply: llmfake.Reply{Status: 502, HTML: badGateway},
 			kind:  core.ModelTransient, status: 502, notAPI: true,

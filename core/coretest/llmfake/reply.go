@@ -16,6 +16,9 @@ type Reply struct {
 	// SplitChars characters instead of by word, as a tokenizer cuts keys
 	// and hashes: a secret then arrives over many chunks.
 	SplitChars int
+	// IgnoreStream answers a streamed request with one whole JSON
+	// completion, as servers and proxies that ignore stream: true do.
+	IgnoreStream bool
 	// Thinking is streamed as delta.reasoning_content before Text.
 	Thinking string
 	// ThinkingField, when set, names the delta field that carries Thinking

@@ -164,7 +164,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := fmt.Sprintf("chatcmpl-llmfake-%d", n)
-	if !req.Stream {
+	if !req.Stream || reply.IgnoreStream {
 		complete(w, req, reply, id)
 		return
 	}
