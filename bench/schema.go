@@ -41,7 +41,7 @@ func ToolSchemaTokens(ctx context.Context) ([]Row, error) {
 
 	first := func(conv string, loaded []core.Toolset) (schemaCount, error) {
 		if loaded != nil {
-			if err := s.store.UpdateConversation(ctx, core.Conversation{Key: conv, Toolsets: loaded}); err != nil {
+			if err := s.store.Apply(ctx, core.Batch{Conversation: &core.Conversation{Key: conv, Toolsets: loaded}}); err != nil {
 				return schemaCount{}, err
 			}
 		}

@@ -35,11 +35,6 @@ func (s *timedStore) SaveInbound(ctx context.Context, in core.Inbound) (bool, er
 	return s.Store.SaveInbound(ctx, in)
 }
 
-func (s *timedStore) MarkInboundDone(ctx context.Context, convKey, messageID string) error {
-	defer s.done(time.Now(), true)
-	return s.Store.MarkInboundDone(ctx, convKey, messageID)
-}
-
 func (s *timedStore) PendingInbound(ctx context.Context) ([]core.Inbound, error) {
 	defer s.done(time.Now(), false)
 	return s.Store.PendingInbound(ctx)
@@ -50,39 +45,14 @@ func (s *timedStore) Conversation(ctx context.Context, key string) (core.Convers
 	return s.Store.Conversation(ctx, key)
 }
 
-func (s *timedStore) UpdateConversation(ctx context.Context, c core.Conversation) error {
-	defer s.done(time.Now(), true)
-	return s.Store.UpdateConversation(ctx, c)
-}
-
-func (s *timedStore) AppendMessages(ctx context.Context, key string, msgs ...core.Message) error {
-	defer s.done(time.Now(), true)
-	return s.Store.AppendMessages(ctx, key, msgs...)
-}
-
 func (s *timedStore) Messages(ctx context.Context, key string) ([]core.Message, error) {
 	defer s.done(time.Now(), false)
 	return s.Store.Messages(ctx, key)
 }
 
-func (s *timedStore) CreateRun(ctx context.Context, r core.Run) error {
-	defer s.done(time.Now(), true)
-	return s.Store.CreateRun(ctx, r)
-}
-
-func (s *timedStore) UpdateRun(ctx context.Context, r core.Run) error {
-	defer s.done(time.Now(), true)
-	return s.Store.UpdateRun(ctx, r)
-}
-
 func (s *timedStore) Run(ctx context.Context, id string) (core.Run, error) {
 	defer s.done(time.Now(), false)
 	return s.Store.Run(ctx, id)
-}
-
-func (s *timedStore) SaveCheckpoint(ctx context.Context, cp core.Checkpoint) error {
-	defer s.done(time.Now(), true)
-	return s.Store.SaveCheckpoint(ctx, cp)
 }
 
 func (s *timedStore) Checkpoint(ctx context.Context, runID string) (core.Checkpoint, error) {
@@ -98,11 +68,6 @@ func (s *timedStore) ClaimCheckpoint(ctx context.Context, runID string) (core.Ch
 func (s *timedStore) Checkpoints(ctx context.Context, convKey string) ([]core.Checkpoint, error) {
 	defer s.done(time.Now(), false)
 	return s.Store.Checkpoints(ctx, convKey)
-}
-
-func (s *timedStore) CreateApprovals(ctx context.Context, as ...core.Approval) error {
-	defer s.done(time.Now(), true)
-	return s.Store.CreateApprovals(ctx, as...)
 }
 
 func (s *timedStore) Approval(ctx context.Context, id string) (core.Approval, error) {
@@ -123,11 +88,6 @@ func (s *timedStore) DecideApproval(ctx context.Context, id string, d core.Appro
 func (s *timedStore) ExpiredApprovals(ctx context.Context, now time.Time) ([]core.Approval, error) {
 	defer s.done(time.Now(), false)
 	return s.Store.ExpiredApprovals(ctx, now)
-}
-
-func (s *timedStore) AppendAudit(ctx context.Context, e core.AuditEntry) error {
-	defer s.done(time.Now(), true)
-	return s.Store.AppendAudit(ctx, e)
 }
 
 func (s *timedStore) Audit(ctx context.Context, f core.AuditFilter) ([]core.AuditEntry, error) {

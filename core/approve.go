@@ -294,7 +294,7 @@ func (e *Engine) closeOut(ctx context.Context, cp Checkpoint, status ApprovalSta
 		e.log.Error("record closed run", "run", run.ID, "err", err)
 	}
 	if !loaded {
-		if err := e.store.UpdateRun(ctx, run); err != nil {
+		if err := e.store.Apply(ctx, Batch{UpdateRun: &run}); err != nil {
 			e.log.Error("record closed run", "run", run.ID, "err", err)
 		}
 	}

@@ -46,46 +46,6 @@ func (c *commitLog) SaveInbound(ctx context.Context, in core.Inbound) (bool, err
 	return c.Store.SaveInbound(ctx, in)
 }
 
-func (c *commitLog) MarkInboundDone(ctx context.Context, convKey, messageID string) error {
-	c.note("MarkInboundDone")
-	return c.Store.MarkInboundDone(ctx, convKey, messageID)
-}
-
-func (c *commitLog) UpdateConversation(ctx context.Context, cv core.Conversation) error {
-	c.note("UpdateConversation")
-	return c.Store.UpdateConversation(ctx, cv)
-}
-
-func (c *commitLog) AppendMessages(ctx context.Context, key string, msgs ...core.Message) error {
-	c.note("AppendMessages")
-	return c.Store.AppendMessages(ctx, key, msgs...)
-}
-
-func (c *commitLog) CreateRun(ctx context.Context, r core.Run) error {
-	c.note("CreateRun")
-	return c.Store.CreateRun(ctx, r)
-}
-
-func (c *commitLog) UpdateRun(ctx context.Context, r core.Run) error {
-	c.note("UpdateRun")
-	return c.Store.UpdateRun(ctx, r)
-}
-
-func (c *commitLog) SaveCheckpoint(ctx context.Context, cp core.Checkpoint) error {
-	c.note("SaveCheckpoint")
-	return c.Store.SaveCheckpoint(ctx, cp)
-}
-
-func (c *commitLog) CreateApprovals(ctx context.Context, as ...core.Approval) error {
-	c.note("CreateApprovals")
-	return c.Store.CreateApprovals(ctx, as...)
-}
-
-func (c *commitLog) AppendAudit(ctx context.Context, e core.AuditEntry) error {
-	c.note("AppendAudit")
-	return c.Store.AppendAudit(ctx, e)
-}
-
 // A turn with one read-only tool call is four commits: the inbound
 // message; the run's start; the assistant message that asked for the tool
 // with the tool's result and audit entry; the answer with the run's end.

@@ -296,7 +296,7 @@ func (e *Engine) audit(ctx context.Context, entry AuditEntry) {
 	if entry.Time.IsZero() {
 		entry.Time = e.now()
 	}
-	if err := e.store.AppendAudit(ctx, entry); err != nil {
+	if err := e.store.Apply(ctx, Batch{Audit: []AuditEntry{entry}}); err != nil {
 		e.log.Error("audit append failed", "kind", entry.Kind, "run", entry.RunID, "err", err)
 	}
 }

@@ -292,7 +292,7 @@ func TestDecisionIsOneShotAndBoundToTheActionHash(t *testing.T) {
 			t.Fatal(err)
 		}
 		cp.Pending[0].Call.Arguments = []byte(`{"name":"web","replicas":300}`)
-		if err := h.store.SaveCheckpoint(ctx, cp); err != nil {
+		if err := h.store.Apply(ctx, core.Batch{Checkpoint: &cp}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := h.decide(a.ID, alice, true, ""); err != nil {

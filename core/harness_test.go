@@ -142,7 +142,7 @@ func (h *harness) loadWriteTools() {
 		h.t.Fatal(err)
 	}
 	c.Toolsets = []core.Toolset{{Name: "k8s", Write: true}}
-	if err := h.store.UpdateConversation(ctx, c); err != nil {
+	if err := h.store.Apply(ctx, core.Batch{Conversation: &c}); err != nil {
 		h.t.Fatal(err)
 	}
 }

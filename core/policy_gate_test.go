@@ -85,7 +85,7 @@ func (h *harness) useToolsets(names ...string) {
 	for _, n := range names {
 		c.Toolsets = append(c.Toolsets, core.Toolset{Name: n, Write: true})
 	}
-	if err := h.store.UpdateConversation(ctx, c); err != nil {
+	if err := h.store.Apply(ctx, core.Batch{Conversation: &c}); err != nil {
 		h.t.Fatal(err)
 	}
 }

@@ -139,7 +139,7 @@ func (e *Engine) resumeRun(ctx context.Context, s *session, a *activeRun, cp Che
 		return nil, err
 	}
 	run.Status = RunRunning
-	if err := e.store.UpdateRun(ctx, run); err != nil {
+	if err := e.store.Apply(ctx, Batch{UpdateRun: &run}); err != nil {
 		return nil, err
 	}
 	return &runState{

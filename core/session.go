@@ -149,10 +149,11 @@ func (e *Engine) route(ctx context.Context, in Inbound) {
 // markDone records that a stored message was handled; a failure only means
 // the message may run again after a crash, so it is logged.
 func (e *Engine) markDone(ctx context.Context, msgs ...Inbound) {
-	for _, in := range msgs {
-		if err := e.store.MarkInboundDone(context.WithoutCancel(ctx), in.ConvKey, in.MessageID); err != nil {
-			e.log.Error("mark inbound message done", "conv", in.ConvKey, "message_id", in.MessageID, "err", err)
-		}
+	if len(msgs) == 0 {
+		return
+	}
+	if err := e.store.Apply(context.WithoutCancel(ctx), Batch{InboundDone: msgs}); err != nil {
+		e.log.Error("mark inbound messages done", "conv", msgs[0].ConvKey, "messages", len(msgs), "err", err)
 	}
 }
 

@@ -20,23 +20,38 @@ type Store interface {
 }
 
 // Batch is a group of writes that Store.Apply makes atomically, in the
-// order of the fields. Each part means exactly what the method it names
-// means, including its errors: an UpdateRun of a missing run fails the
-// whole batch with ErrNotFound. The engine commits what one step of a run
-// decided as one batch (the assistant message that asked for a tool, the
-// tool's result and its audit entry), because each commit is a durable
-// write (an fsync) and a turn would otherwise pay for a dozen.
+// order of the fields. It is the only way to write to a store besides
+// SaveInbound and the decisions on approvals (DecideApproval, AddVote), so a
+// store implements each kind of write once. The engine commits what one
+// step of a run decided as one batch (the assistant message that asked for
+// a tool, the tool's result and its audit entry), because each commit is a
+// durable write (an fsync or a round trip) and a turn would otherwise pay
+// for a dozen.
 type Batch struct {
-	Conversation *Conversation // UpdateConversation
-	CreateRun    *Run          // CreateRun
+	// Conversation replaces the mutable state (Title, Toolsets) of
+	// Conversation.Key, creating it when missing (with its CreatedAt, or
+	// now when zero).
+	Conversation *Conversation
+	// CreateRun stores a new run; an existing id fails the batch.
+	CreateRun *Run
 	// ConvKey is the conversation Messages are appended to.
-	ConvKey     string
-	Messages    []Message    // AppendMessages(ConvKey, Messages...)
-	InboundDone []Inbound    // MarkInboundDone of each ConvKey and MessageID
-	Approvals   []Approval   // CreateApprovals(Approvals...)
-	Checkpoint  *Checkpoint  // SaveCheckpoint
-	Audit       []AuditEntry // AppendAudit of each, in order
-	UpdateRun   *Run         // UpdateRun
+	ConvKey string
+	// Messages are appended to the transcript of ConvKey, in order.
+	Messages []Message
+	// InboundDone marks saved messages (ConvKey, MessageID) handled: their
+	// run started, they steered a run, or a stop dropped them. Unknown ids
+	// are ignored.
+	InboundDone []Inbound
+	// Approvals are created in order; an existing id fails the batch.
+	Approvals []Approval
+	// Checkpoint stores (or replaces) the checkpoint of a paused run.
+	Checkpoint *Checkpoint
+	// Audit is appended to the audit log in order; the store assigns IDs
+	// and chains the hashes.
+	Audit []AuditEntry
+	// UpdateRun replaces the run's mutable fields (status, counters, usage,
+	// error, end time); a missing run fails the batch with ErrNotFound.
+	UpdateRun *Run
 }
 
 // Empty reports whether b writes nothing.
@@ -52,18 +67,11 @@ type ConversationStore interface {
 	// first=false, and stores nothing, when a message with the same
 	// (ConvKey, MessageID) was saved before; an empty MessageID never dedupes.
 	SaveInbound(ctx context.Context, in Inbound) (first bool, err error)
-	// MarkInboundDone records that a saved message was handled: its run
-	// started, it steered a run, or a stop dropped it. Unknown ids are ignored.
-	MarkInboundDone(ctx context.Context, convKey, messageID string) error
 	// PendingInbound returns saved messages not marked done, oldest first:
 	// what a crash interrupted between storing and handling.
 	PendingInbound(ctx context.Context) ([]Inbound, error)
 	// Conversation returns the conversation, creating it when missing.
 	Conversation(ctx context.Context, key string) (Conversation, error)
-	// UpdateConversation replaces the mutable state (Toolsets, Title).
-	UpdateConversation(ctx context.Context, c Conversation) error
-	// AppendMessages appends to the transcript in order.
-	AppendMessages(ctx context.Context, key string, msgs ...Message) error
 	// Messages returns the transcript, oldest first.
 	Messages(ctx context.Context, key string) ([]Message, error)
 	// Conversations returns the conversations f selects, the most recently
@@ -82,12 +90,7 @@ type ConversationFilter struct {
 
 // RunStore keeps runs and the checkpoints of paused runs.
 type RunStore interface {
-	CreateRun(ctx context.Context, r Run) error
-	// UpdateRun replaces the run's mutable fields; ErrNotFound if missing.
-	UpdateRun(ctx context.Context, r Run) error
 	Run(ctx context.Context, id string) (Run, error)
-	// SaveCheckpoint stores (or replaces) the checkpoint of a paused run.
-	SaveCheckpoint(ctx context.Context, cp Checkpoint) error
 	Checkpoint(ctx context.Context, runID string) (Checkpoint, error)
 	// ClaimCheckpoint atomically deletes and returns the checkpoint, so that
 	// exactly one process resumes a run; ErrNotFound when already claimed.
@@ -99,7 +102,6 @@ type RunStore interface {
 
 // ApprovalStore keeps approval requests and their decisions.
 type ApprovalStore interface {
-	CreateApprovals(ctx context.Context, as ...Approval) error
 	Approval(ctx context.Context, id string) (Approval, error)
 	// Approvals returns a run's approvals in creation order.
 	Approvals(ctx context.Context, runID string) ([]Approval, error)
@@ -142,7 +144,6 @@ type ApprovalOutcome struct {
 // edited, deleted or reordered with the database's own tools is detected
 // (VerifyChain); appends are serialised so that no two share a predecessor.
 type AuditLog interface {
-	AppendAudit(ctx context.Context, e AuditEntry) error
 	// Audit returns the entries matching f, oldest first.
 	Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
 }

@@ -101,7 +101,7 @@ func (e *Engine) loadToolset(ctx context.Context, rs *runState, args json.RawMes
 		conv, err := e.store.Conversation(ctx, rs.run.ConvKey)
 		if err == nil {
 			conv.Toolsets = rs.toolsets
-			err = e.store.UpdateConversation(ctx, conv)
+			err = e.store.Apply(ctx, Batch{Conversation: &conv})
 		}
 		if err != nil {
 			e.log.Error("store loaded toolsets", "conv", rs.run.ConvKey, "err", err)

@@ -130,7 +130,7 @@ func (s *stack) loadWriteTools(key string) {
 		s.t.Fatal(err)
 	}
 	c.Toolsets = []core.Toolset{{Name: "k8s", Write: true}}
-	if err := s.store.UpdateConversation(ctx, c); err != nil {
+	if err := s.store.Apply(ctx, core.Batch{Conversation: &c}); err != nil {
 		s.t.Fatal(err)
 	}
 }

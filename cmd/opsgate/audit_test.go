@@ -39,7 +39,7 @@ func auditStore(t *testing.T) (cfg, db string) {
 		if i == 2 {
 			e.Detail = "connected with postgres://app:hunter2-s3cret@db.prod:5432/payments"
 		}
-		if err := s.AppendAudit(context.Background(), e); err != nil {
+		if err := s.Apply(context.Background(), core.Batch{Audit: []core.AuditEntry{e}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -139,7 +139,7 @@ func TestChatConversationBanner(t *testing.T) {
 	if got := c.banner(); got != want || !strings.HasPrefix(c.key, "terminal:alice:") {
 		t.Errorf("banner = %q (key %q), want %q", got, c.key, want)
 	}
-	if err := store.AppendMessages(ctx, c.key, core.Message{Role: core.RoleUser, Content: "hi"}); err != nil {
+	if err := store.Apply(ctx, core.Batch{ConvKey: c.key, Messages: []core.Message{{Role: core.RoleUser, Content: "hi"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if c, err = chooseConversation(ctx, store, "alice", true, ""); err != nil {

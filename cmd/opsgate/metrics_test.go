@@ -302,12 +302,12 @@ func orphan(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	err = st.CreateApprovals(ctx, core.Approval{
+	err = st.Apply(ctx, core.Batch{Approvals: []core.Approval{{
 		ID: "0rphan000000000000000000000000aa", RunID: "orphan-run", ConvKey: "telegram:999:777",
 		CallID: "call_orphan", Toolset: "k8s", Tool: "scale_deployment", Arguments: args, ActionHash: hash,
 		Risk: core.RiskWrite, Requester: core.Actor{ID: "telegram:777"}, Status: core.ApprovalPending,
 		CreatedAt: now.Add(-time.Hour), ExpiresAt: now.Add(-time.Minute),
-	})
+	}}})
 	if err != nil {
 		t.Fatal(err)
 	}

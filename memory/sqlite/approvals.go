@@ -3,29 +3,17 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/memory/internal/codec"
 )
 
 // approvalCols are the columns scanApproval reads, in order.
 const approvalCols = `id, run_id, conv_key, call_id, toolset, tool, arguments, action_hash, risk,
 	requester_id, requester_name, status, decided_by_id, decided_by_name, reason, created_at, expires_at, decided_at, verdict`
-
-// CreateApprovals stores as in one transaction, in order: all or none.
-func (s *Store) CreateApprovals(ctx context.Context, as ...core.Approval) error {
-	if len(as) == 0 {
-		return nil
-	}
-	err := s.inTx(ctx, func(tx *txn) error { return createApprovals(ctx, tx, as) })
-	if err != nil {
-		return fmt.Errorf("sqlite: create approvals: %w", err)
-	}
-	return nil
-}
 
 func createApprovals(ctx context.Context, tx *txn, as []core.Approval) error {
 	stmt, err := tx.stmt(ctx, `INSERT INTO approvals (`+approvalCols+`)
@@ -34,7 +22,7 @@ func createApprovals(ctx context.Context, tx *txn, as []core.Approval) error {
 		return err
 	}
 	for _, a := range as {
-		verdict, err := encodeVerdict(a.Verdict)
+		verdict, err := codec.EncodeVerdict(a.Verdict)
 		if err != nil {
 			return fmt.Errorf("approval %q: %w", a.ID, err)
 		}
@@ -237,22 +225,10 @@ func scanApproval(sc scanner) (core.Approval, error) {
 	if err != nil {
 		return a, err
 	}
-	a.Arguments = rawJSON(args)
+	a.Arguments = codec.RawJSON(args)
 	a.CreatedAt, a.ExpiresAt, a.DecidedAt = fromMicros(created), fromMicros(expires), fromMicros(decided)
-	if verdict != "" {
-		if err := json.Unmarshal([]byte(verdict), &a.Verdict); err != nil {
-			return a, fmt.Errorf("verdict of approval %q: %w", a.ID, err)
-		}
+	if a.Verdict, err = codec.DecodeVerdict(verdict); err != nil {
+		return a, fmt.Errorf("verdict of approval %q: %w", a.ID, err)
 	}
 	return a, nil
-}
-
-// encodeVerdict is the JSON of v, or "" for none (approvals made before
-// policies, and by stores' tests).
-func encodeVerdict(v core.Verdict) (string, error) {
-	if v.Action == "" {
-		return "", nil
-	}
-	b, err := json.Marshal(v)
-	return string(b), err
 }

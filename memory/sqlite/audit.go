@@ -11,16 +11,6 @@ import (
 	"github.com/opsgate/opsgate/core"
 )
 
-// AppendAudit appends e to the audit log; the store assigns e.ID and
-// chains it to the last entry. The table rejects UPDATE and DELETE
-// (triggers in migrations/0001_init.sql).
-func (s *Store) AppendAudit(ctx context.Context, e core.AuditEntry) error {
-	if err := s.inTx(ctx, func(tx *txn) error { return appendAudit(ctx, tx, e) }); err != nil {
-		return fmt.Errorf("sqlite: append audit %s: %w", e.Kind, err)
-	}
-	return nil
-}
-
 // appendAudit reads the last entry's hash and appends e after it in one
 // write transaction (BEGIN IMMEDIATE holds the database's write lock, also
 // against other processes), so two appends never share a predecessor.

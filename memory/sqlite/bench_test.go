@@ -26,7 +26,7 @@ func BenchmarkAppendMessages(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := s.AppendMessages(ctx, "slack:T1:C1:1.2", turn...); err != nil {
+		if err := s.Apply(ctx, core.Batch{ConvKey: "slack:T1:C1:1.2", Messages: turn}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -38,7 +38,7 @@ func BenchmarkMessages(b *testing.B) {
 	ctx := b.Context()
 	for i := range 40 {
 		m := core.Message{Role: core.RoleUser, Content: fmt.Sprintf("message %d: %s", i, strings.Repeat("x", 400)), Time: time.Now()}
-		if err := s.AppendMessages(ctx, "c", m); err != nil {
+		if err := s.Apply(ctx, core.Batch{ConvKey: "c", Messages: []core.Message{m}}); err != nil {
 			b.Fatal(err)
 		}
 	}

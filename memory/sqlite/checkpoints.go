@@ -7,26 +7,18 @@ import (
 	"fmt"
 
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/memory/internal/codec"
 )
 
 // checkpointCols are the columns scanCheckpoint reads, in order.
 const checkpointCols = `run_id, conv_key, requester_id, requester_name, pending, toolsets, iteration, seq, created_at`
 
-// SaveCheckpoint stores the checkpoint of a paused run, replacing the one
-// the run had.
-func (s *Store) SaveCheckpoint(ctx context.Context, cp core.Checkpoint) error {
-	if err := saveCheckpoint(ctx, s.w, cp); err != nil {
-		return fmt.Errorf("sqlite: save checkpoint of %q: %w", cp.RunID, err)
-	}
-	return nil
-}
-
 func saveCheckpoint(ctx context.Context, q queryer, cp core.Checkpoint) error {
-	pending, err := encodePending(cp.Pending)
+	pending, err := codec.EncodePending(cp.Pending)
 	if err != nil {
 		return fmt.Errorf("pending calls: %w", err)
 	}
-	toolsets, err := encodeToolsets(cp.Toolsets)
+	toolsets, err := codec.EncodeToolsets(cp.Toolsets)
 	if err != nil {
 		return fmt.Errorf("toolsets: %w", err)
 	}
@@ -94,10 +86,10 @@ func scanCheckpoint(sc scanner) (core.Checkpoint, error) {
 		return cp, err
 	}
 	cp.CreatedAt = fromMicros(created)
-	if cp.Pending, err = decodePending(pending); err != nil {
+	if cp.Pending, err = codec.DecodePending(pending); err != nil {
 		return cp, fmt.Errorf("pending calls: %w", err)
 	}
-	if cp.Toolsets, err = decodeToolsets(toolsets); err != nil {
+	if cp.Toolsets, err = codec.DecodeToolsets(toolsets); err != nil {
 		return cp, fmt.Errorf("toolsets: %w", err)
 	}
 	return cp, nil

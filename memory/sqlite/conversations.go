@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/memory/internal/codec"
 )
 
 // SaveInbound stores in before it is processed; first is false, and nothing
@@ -72,7 +73,7 @@ func scanConversation(row scanner) (core.Conversation, error) {
 	}
 	c.CreatedAt, c.UpdatedAt = fromMicros(created), fromMicros(updated)
 	var err error
-	if c.Toolsets, err = decodeToolsets(toolsets); err != nil {
+	if c.Toolsets, err = codec.DecodeToolsets(toolsets); err != nil {
 		return c, fmt.Errorf("toolsets: %w", err)
 	}
 	return c, nil
@@ -108,17 +109,8 @@ func (s *Store) Conversations(ctx context.Context, f core.ConversationFilter) ([
 	return out, nil
 }
 
-// UpdateConversation replaces the title and toolsets of c.Key, creating the
-// conversation when missing (with c.CreatedAt, or now when zero).
-func (s *Store) UpdateConversation(ctx context.Context, c core.Conversation) error {
-	if err := updateConversation(ctx, s.w, c); err != nil {
-		return fmt.Errorf("sqlite: update conversation %q: %w", c.Key, err)
-	}
-	return nil
-}
-
 func updateConversation(ctx context.Context, q queryer, c core.Conversation) error {
-	toolsets, err := encodeToolsets(c.Toolsets)
+	toolsets, err := codec.EncodeToolsets(c.Toolsets)
 	if err != nil {
 		return err
 	}
@@ -131,14 +123,6 @@ func updateConversation(ctx context.Context, q queryer, c core.Conversation) err
 		ON CONFLICT (key) DO UPDATE SET title = excluded.title, toolsets = excluded.toolsets`,
 		c.Key, micros(created), c.Title, toolsets)
 	return err
-}
-
-// MarkInboundDone records that a saved message was handled.
-func (s *Store) MarkInboundDone(ctx context.Context, convKey, messageID string) error {
-	if err := markInboundDone(ctx, s.w, convKey, messageID); err != nil {
-		return fmt.Errorf("sqlite: mark inbound %q in %q done: %w", messageID, convKey, err)
-	}
-	return nil
 }
 
 func markInboundDone(ctx context.Context, q queryer, convKey, messageID string) error {

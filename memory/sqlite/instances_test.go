@@ -62,12 +62,12 @@ func rival(ctx context.Context, s core.Store, who string, report func(op string,
 func prepareRivalry(t *testing.T, s core.Store) {
 	for i := range rivalOps {
 		run := fmt.Sprintf("run-%d", i)
-		if err := s.SaveCheckpoint(t.Context(), core.Checkpoint{RunID: run, ConvKey: rivalConv, CreatedAt: time.Now()}); err != nil {
+		if err := s.Apply(t.Context(), core.Batch{Checkpoint: &core.Checkpoint{RunID: run, ConvKey: rivalConv, CreatedAt: time.Now()}}); err != nil {
 			t.Fatal(err)
 		}
 		a := core.Approval{ID: fmt.Sprintf("a-%d", i), RunID: run, ConvKey: rivalConv, Status: core.ApprovalPending,
 			CreatedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}
-		if err := s.CreateApprovals(t.Context(), a); err != nil {
+		if err := s.Apply(t.Context(), core.Batch{Approvals: []core.Approval{a}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -137,7 +137,7 @@ func TestTwoStoresOneFile(t *testing.T) {
 
 	// One decides, the other sees it.
 	appr := core.Approval{ID: "x", RunID: "r", ConvKey: rivalConv, Status: core.ApprovalPending, ExpiresAt: time.Now().Add(time.Hour)}
-	if err := a.CreateApprovals(ctx, appr); err != nil {
+	if err := a.Apply(ctx, core.Batch{Approvals: []core.Approval{appr}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.DecideApproval(ctx, "x", core.ApprovalOutcome{Status: core.ApprovalDenied, DecidedBy: core.Actor{ID: "bob"}, DecidedAt: time.Now()}); err != nil {

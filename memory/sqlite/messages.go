@@ -6,20 +6,8 @@ import (
 	"fmt"
 
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/memory/internal/codec"
 )
-
-// AppendMessages appends msgs to the transcript of key in one transaction,
-// so they land together and in order.
-func (s *Store) AppendMessages(ctx context.Context, key string, msgs ...core.Message) error {
-	if len(msgs) == 0 {
-		return nil
-	}
-	err := s.inTx(ctx, func(tx *txn) error { return appendMessages(ctx, tx, key, msgs) })
-	if err != nil {
-		return fmt.Errorf("sqlite: append messages to %q: %w", key, err)
-	}
-	return nil
-}
 
 func appendMessages(ctx context.Context, tx *txn, key string, msgs []core.Message) error {
 	if err := touchConversation(ctx, tx, key); err != nil {
@@ -32,7 +20,7 @@ func appendMessages(ctx context.Context, tx *txn, key string, msgs []core.Messag
 		return err
 	}
 	for i, m := range msgs {
-		calls, err := encodeCalls(m.ToolCalls)
+		calls, err := codec.EncodeCalls(m.ToolCalls)
 		if err != nil {
 			return fmt.Errorf("message %d: tool calls: %w", i, err)
 		}
@@ -60,7 +48,7 @@ func (s *Store) Messages(ctx context.Context, key string) ([]core.Message, error
 		if err := rows.Scan(&m.Role, &m.Content, &calls, &m.ToolCallID, &m.Name, &m.RunID, &t); err != nil {
 			return nil, fmt.Errorf("sqlite: messages of %q: %w", key, err)
 		}
-		if m.ToolCalls, err = decodeCalls(calls.String); err != nil {
+		if m.ToolCalls, err = codec.DecodeCalls(calls.String); err != nil {
 			return nil, fmt.Errorf("sqlite: messages of %q: tool calls: %w", key, err)
 		}
 		m.Time = fromMicros(t)

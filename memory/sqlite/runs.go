@@ -10,15 +10,6 @@ import (
 	"github.com/opsgate/opsgate/core"
 )
 
-// CreateRun stores a new run; an existing id is an error.
-func (s *Store) CreateRun(ctx context.Context, r core.Run) error {
-	err := s.inTx(ctx, func(tx *txn) error { return createRun(ctx, tx, r) })
-	if err != nil {
-		return fmt.Errorf("sqlite: create run %q: %w", r.ID, err)
-	}
-	return nil
-}
-
 func createRun(ctx context.Context, tx *txn, r core.Run) error {
 	if err := ensureConversation(ctx, tx, r.ConvKey); err != nil {
 		return err
@@ -31,15 +22,6 @@ func createRun(ctx context.Context, tx *txn, r core.Run) error {
 		r.Iterations, int64(r.TTFT), int64(r.Duration), r.Usage.PromptTokens, r.Usage.CompletionTokens,
 		r.Usage.CachedPromptTokens, r.Usage.TotalTokens, r.Error, micros(r.StartedAt), micros(r.EndedAt))
 	return err
-}
-
-// UpdateRun replaces the mutable fields of run r.ID: status, counters,
-// usage, error and end time. Conversation, requester and start time stay.
-func (s *Store) UpdateRun(ctx context.Context, r core.Run) error {
-	if err := updateRun(ctx, s.w, r); err != nil {
-		return fmt.Errorf("sqlite: update run %q: %w", r.ID, err)
-	}
-	return nil
 }
 
 // updateRun is UpdateRun; a missing run is core.ErrNotFound.

@@ -141,7 +141,7 @@ func TestAuditRejectsUpdateAndDelete(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "opsgate.db")
 	s := open(t, path)
 	e := core.AuditEntry{Time: time.Now(), Kind: core.AuditApproved, ConvKey: "c", RunID: "r", ApprovalID: "a", Actor: core.Actor{ID: "U2"}}
-	if err := s.AppendAudit(t.Context(), e); err != nil {
+	if err := s.Apply(t.Context(), core.Batch{Audit: []core.AuditEntry{e}}); err != nil {
 		t.Fatal(err)
 	}
 	want, err := s.Audit(t.Context(), core.AuditFilter{})
@@ -185,22 +185,22 @@ func TestReopenKeepsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	msgs := []core.Message{{Role: core.RoleUser, Content: "hi", Time: now}, {Role: core.RoleAssistant, Content: "hello", Time: now}}
-	if err := s.AppendMessages(ctx, conv, msgs...); err != nil {
+	if err := s.Apply(ctx, core.Batch{ConvKey: conv, Messages: msgs}); err != nil {
 		t.Fatal(err)
 	}
 	run := core.Run{ID: "r1", ConvKey: conv, Status: core.RunAwaitingApproval, StartedAt: now}
-	if err := s.CreateRun(ctx, run); err != nil {
+	if err := s.Apply(ctx, core.Batch{CreateRun: &run}); err != nil {
 		t.Fatal(err)
 	}
 	cp := core.Checkpoint{RunID: "r1", ConvKey: conv, Iteration: 2, CreatedAt: now}
-	if err := s.SaveCheckpoint(ctx, cp); err != nil {
+	if err := s.Apply(ctx, core.Batch{Checkpoint: &cp}); err != nil {
 		t.Fatal(err)
 	}
 	appr := core.Approval{ID: "a1", RunID: "r1", ConvKey: conv, Status: core.ApprovalPending, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
-	if err := s.CreateApprovals(ctx, appr); err != nil {
+	if err := s.Apply(ctx, core.Batch{Approvals: []core.Approval{appr}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AppendAudit(ctx, core.AuditEntry{Time: now, Kind: core.AuditProposed, ConvKey: conv}); err != nil {
+	if err := s.Apply(ctx, core.Batch{Audit: []core.AuditEntry{{Time: now, Kind: core.AuditProposed, ConvKey: conv}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -230,7 +230,7 @@ func TestReopenKeepsData(t *testing.T) {
 	gotAppr, err := s.Approval(ctx, "a1")
 	check("Approval", appr, gotAppr, err)
 
-	if err := s.AppendAudit(ctx, core.AuditEntry{Time: now, Kind: core.AuditExpired, ConvKey: conv}); err != nil {
+	if err := s.Apply(ctx, core.Batch{Audit: []core.AuditEntry{{Time: now, Kind: core.AuditExpired, ConvKey: conv}}}); err != nil {
 		t.Fatal(err)
 	}
 	es, err := s.Audit(ctx, core.AuditFilter{})

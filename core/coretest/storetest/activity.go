@@ -50,13 +50,13 @@ func testConversationsByActivity(t *testing.T, s core.Store) {
 		d = "slack:T1:C1:1700000000.000100"
 	)
 	saveInbound(t, s, inbound(a, "m1"))
-	if err := s.AppendMessages(ctx, b, core.Message{Role: core.RoleUser, Content: "hi"}); err != nil {
+	if err := s.Apply(ctx, core.Batch{ConvKey: b, Messages: []core.Message{{Role: core.RoleUser, Content: "hi"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Conversation(ctx, c); err != nil { // created by being read
 		t.Fatal(err)
 	}
-	if err := s.UpdateConversation(ctx, core.Conversation{Key: d, Title: "created by an update", CreatedAt: at(0)}); err != nil {
+	if err := s.Apply(ctx, core.Batch{Conversation: ptr(core.Conversation{Key: d, Title: "created by an update", CreatedAt: at(0)})}); err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "Conversations by creation", []string{d, c, b, a}, keys(t, conversations(t, s, core.ConversationFilter{})))
@@ -73,7 +73,7 @@ func testConversationsByActivity(t *testing.T, s core.Store) {
 	}
 	saveInbound(t, s, inbound(c, "m1")) // a redelivery
 	cb.Title = "renamed"
-	if err := s.UpdateConversation(ctx, cb); err != nil {
+	if err := s.Apply(ctx, core.Batch{Conversation: ptr(cb)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Conversation(ctx, a); err != nil {

@@ -33,7 +33,7 @@ func approval(n int, runID, conv string, expires time.Time) core.Approval {
 
 func createApprovals(t *testing.T, s core.Store, as ...core.Approval) {
 	t.Helper()
-	if err := s.CreateApprovals(t.Context(), as...); err != nil {
+	if err := s.Apply(t.Context(), core.Batch{Approvals: as}); err != nil {
 		t.Fatalf("CreateApprovals: %v", err)
 	}
 }
@@ -106,7 +106,7 @@ func testApprovalsDuplicateBatch(t *testing.T, s core.Store) {
 	dup := a
 	dup.Tool = "delete_namespace"
 	fresh := approval(2, "run-1", conv1, at(time.Hour))
-	if err := s.CreateApprovals(t.Context(), fresh, dup); err == nil {
+	if err := s.Apply(t.Context(), core.Batch{Approvals: []core.Approval{fresh, dup}}); err == nil {
 		t.Fatal("CreateApprovals with an existing id: err = nil, want an error")
 	}
 	diff(t, "Approval after a failed duplicate", a, getApproval(t, s, a.ID))

@@ -28,7 +28,7 @@ func auditTrail() []core.AuditEntry {
 func appendAudit(t *testing.T, s core.Store, es ...core.AuditEntry) {
 	t.Helper()
 	for _, e := range es {
-		if err := s.AppendAudit(t.Context(), e); err != nil {
+		if err := s.Apply(t.Context(), core.Batch{Audit: []core.AuditEntry{e}}); err != nil {
 			t.Fatalf("AppendAudit(%s): %v", e.Kind, err)
 		}
 	}
@@ -132,7 +132,7 @@ func testAuditConcurrentAppends(t *testing.T, s core.Store) {
 	concurrently(racers, func(i int) {
 		for j := range each {
 			e := core.AuditEntry{Time: at(time.Duration(j)), Kind: core.AuditExecuted, ConvKey: conv1, RunID: fmt.Sprintf("run-%d", i), Detail: fmt.Sprint(j)}
-			if err := s.AppendAudit(t.Context(), e); err != nil {
+			if err := s.Apply(t.Context(), core.Batch{Audit: []core.AuditEntry{e}}); err != nil {
 				t.Errorf("AppendAudit: %v", err)
 			}
 		}

@@ -83,7 +83,7 @@ func testApplyAllOrNothing(t *testing.T, s core.Store) {
 	ctx := t.Context()
 	saveInbound(t, s, inbound(conv1, "m1"))
 	old := []core.Message{{Role: core.RoleUser, Content: "before", Time: at(0)}}
-	if err := s.AppendMessages(ctx, conv1, old...); err != nil {
+	if err := s.Apply(ctx, core.Batch{ConvKey: conv1, Messages: old}); err != nil {
 		t.Fatal(err)
 	}
 	b := fullBatch()
@@ -116,7 +116,7 @@ func testApplyAllOrNothing(t *testing.T, s core.Store) {
 	}
 
 	// A part failing first (an existing run id) fails the batch too.
-	if err := s.CreateRun(ctx, newRun("run-2", conv1)); err != nil {
+	if err := s.Apply(ctx, core.Batch{CreateRun: ptr(newRun("run-2", conv1))}); err != nil {
 		t.Fatal(err)
 	}
 	dup := newRun("run-2", conv1)

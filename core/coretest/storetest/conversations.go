@@ -84,10 +84,10 @@ func testPendingInbound(t *testing.T, s core.Store) {
 		saveInbound(t, s, in)
 	}
 	saveInbound(t, s, m1) // a redelivery adds nothing
-	if err := s.MarkInboundDone(ctx, conv2, "m2"); err != nil {
+	if err := s.Apply(ctx, core.Batch{InboundDone: []core.Inbound{{ConvKey: conv2, MessageID: "m2"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.MarkInboundDone(ctx, conv1, "no-such-message"); err != nil {
+	if err := s.Apply(ctx, core.Batch{InboundDone: []core.Inbound{{ConvKey: conv1, MessageID: "no-such-message"}}}); err != nil {
 		t.Fatalf("MarkInboundDone of an unknown id: %v, want nil", err)
 	}
 	got, err := s.PendingInbound(ctx)
@@ -98,7 +98,7 @@ func testPendingInbound(t *testing.T, s core.Store) {
 		t.Errorf("PendingInbound (-want +got):\n%s", diff)
 	}
 	for _, in := range []core.Inbound{m1, m3} {
-		if err := s.MarkInboundDone(ctx, in.ConvKey, in.MessageID); err != nil {
+		if err := s.Apply(ctx, core.Batch{InboundDone: []core.Inbound{{ConvKey: in.ConvKey, MessageID: in.MessageID}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -144,7 +144,7 @@ func testConversationCreatedOnFirstUse(t *testing.T, s core.Store) {
 	diff(t, "Conversation read twice", c, again)
 
 	// Writing to a conversation nobody looked up creates it too.
-	if err := s.AppendMessages(t.Context(), conv2, core.Message{Role: core.RoleUser, Content: "hi"}); err != nil {
+	if err := s.Apply(t.Context(), core.Batch{ConvKey: conv2, Messages: []core.Message{{Role: core.RoleUser, Content: "hi"}}}); err != nil {
 		t.Fatalf("AppendMessages to a new conversation: %v", err)
 	}
 	c2, err := s.Conversation(t.Context(), conv2)
@@ -168,7 +168,7 @@ func testUpdateConversation(t *testing.T, s core.Store) {
 	}
 	c.Title = "Payments 502s — rollback ✅"
 	c.Toolsets = []core.Toolset{{Name: "k8s"}, {Name: "argo", Write: true}}
-	if err := s.UpdateConversation(ctx, c); err != nil {
+	if err := s.Apply(ctx, core.Batch{Conversation: ptr(c)}); err != nil {
 		t.Fatalf("UpdateConversation: %v", err)
 	}
 	got, err := s.Conversation(ctx, conv1)
@@ -180,7 +180,7 @@ func testUpdateConversation(t *testing.T, s core.Store) {
 	// A second update replaces the state, it does not merge it.
 	c.Title = "renamed"
 	c.Toolsets = []core.Toolset{{Name: "jenkins"}}
-	if err := s.UpdateConversation(ctx, c); err != nil {
+	if err := s.Apply(ctx, core.Batch{Conversation: ptr(c)}); err != nil {
 		t.Fatalf("UpdateConversation again: %v", err)
 	}
 	if got, err = s.Conversation(ctx, conv1); err != nil {
@@ -229,7 +229,7 @@ func testMessagesRoundTrip(t *testing.T, s core.Store) {
 		t.Fatalf("Messages of a new conversation = %d messages, want none", len(got))
 	}
 	want := transcript()
-	if err := s.AppendMessages(t.Context(), conv1, want...); err != nil {
+	if err := s.Apply(t.Context(), core.Batch{ConvKey: conv1, Messages: want}); err != nil {
 		t.Fatalf("AppendMessages: %v", err)
 	}
 	diff(t, "Messages", want, messages(t, s, conv1))
@@ -238,11 +238,11 @@ func testMessagesRoundTrip(t *testing.T, s core.Store) {
 func testMessagesOrderAcrossAppends(t *testing.T, s core.Store) {
 	want := transcript()
 	for i, m := range want {
-		if err := s.AppendMessages(t.Context(), conv1, m); err != nil {
+		if err := s.Apply(t.Context(), core.Batch{ConvKey: conv1, Messages: []core.Message{m}}); err != nil {
 			t.Fatalf("AppendMessages #%d: %v", i, err)
 		}
 	}
-	if err := s.AppendMessages(t.Context(), conv1); err != nil {
+	if err := s.Apply(t.Context(), core.Batch{ConvKey: conv1}); err != nil {
 		t.Fatalf("AppendMessages with no messages: %v", err)
 	}
 	diff(t, "Messages appended one by one", want, messages(t, s, conv1))
@@ -252,13 +252,13 @@ func testMessagesPerConversation(t *testing.T, s core.Store) {
 	ctx := t.Context()
 	a := []core.Message{{Role: core.RoleUser, Content: "a1"}, {Role: core.RoleAssistant, Content: "a2"}}
 	b := []core.Message{{Role: core.RoleUser, Content: "b1"}}
-	if err := s.AppendMessages(ctx, conv1, a[0]); err != nil {
+	if err := s.Apply(ctx, core.Batch{ConvKey: conv1, Messages: []core.Message{a[0]}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AppendMessages(ctx, conv2, b...); err != nil {
+	if err := s.Apply(ctx, core.Batch{ConvKey: conv2, Messages: b}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AppendMessages(ctx, conv1, a[1]); err != nil {
+	if err := s.Apply(ctx, core.Batch{ConvKey: conv1, Messages: []core.Message{a[1]}}); err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "Messages(conv1)", a, messages(t, s, conv1))
@@ -274,7 +274,7 @@ func testMessagesConcurrentAppends(t *testing.T, s core.Store) {
 		for j := range batch {
 			msgs = append(msgs, core.Message{Role: core.RoleUser, Content: fmt.Sprintf("%d/%d", i, j)})
 		}
-		if err := s.AppendMessages(t.Context(), conv1, msgs...); err != nil {
+		if err := s.Apply(t.Context(), core.Batch{ConvKey: conv1, Messages: msgs}); err != nil {
 			t.Errorf("AppendMessages: %v", err)
 		}
 	})

@@ -36,7 +36,7 @@ func testRunCreateGet(t *testing.T, s core.Store) {
 	want.Requester = core.Actor{ID: "U9"} // no display name
 	other := newRun("run-2", conv2)
 	for _, r := range []core.Run{want, other} {
-		if err := s.CreateRun(t.Context(), r); err != nil {
+		if err := s.Apply(t.Context(), core.Batch{CreateRun: ptr(r)}); err != nil {
 			t.Fatalf("CreateRun(%q): %v", r.ID, err)
 		}
 	}
@@ -46,7 +46,7 @@ func testRunCreateGet(t *testing.T, s core.Store) {
 
 func testRunUpdate(t *testing.T, s core.Store) {
 	r := newRun("run-1", conv1)
-	if err := s.CreateRun(t.Context(), r); err != nil {
+	if err := s.Apply(t.Context(), core.Batch{CreateRun: ptr(r)}); err != nil {
 		t.Fatal(err)
 	}
 	r.Status = core.RunError
@@ -56,7 +56,7 @@ func testRunUpdate(t *testing.T, s core.Store) {
 	r.Usage = core.Usage{PromptTokens: 120_000, CompletionTokens: 3_456, CachedPromptTokens: 98_304, TotalTokens: 123_456}
 	r.Error = "model: fatal (HTTP 400): context length exceeded"
 	r.EndedAt = at(93 * time.Second)
-	if err := s.UpdateRun(t.Context(), r); err != nil {
+	if err := s.Apply(t.Context(), core.Batch{UpdateRun: ptr(r)}); err != nil {
 		t.Fatalf("UpdateRun: %v", err)
 	}
 	diff(t, "Run after UpdateRun", r, getRun(t, s, r.ID))
@@ -69,7 +69,7 @@ func testRunUpdate(t *testing.T, s core.Store) {
 	moved.StartedAt = at(time.Hour)
 	moved.Status = core.RunDone
 	moved.Error = ""
-	if err := s.UpdateRun(t.Context(), moved); err != nil {
+	if err := s.Apply(t.Context(), core.Batch{UpdateRun: ptr(moved)}); err != nil {
 		t.Fatalf("UpdateRun: %v", err)
 	}
 	want := r
@@ -81,7 +81,7 @@ func testRunNotFound(t *testing.T, s core.Store) {
 	if _, err := s.Run(t.Context(), "nope"); !errors.Is(err, core.ErrNotFound) {
 		t.Errorf("Run of an unknown id: err = %v, want ErrNotFound", err)
 	}
-	if err := s.UpdateRun(t.Context(), newRun("nope", conv1)); !errors.Is(err, core.ErrNotFound) {
+	if err := s.Apply(t.Context(), core.Batch{UpdateRun: ptr(newRun("nope", conv1))}); !errors.Is(err, core.ErrNotFound) {
 		t.Errorf("UpdateRun of an unknown id: err = %v, want ErrNotFound", err)
 	}
 	if _, err := s.Run(t.Context(), "nope"); !errors.Is(err, core.ErrNotFound) {
@@ -91,12 +91,12 @@ func testRunNotFound(t *testing.T, s core.Store) {
 
 func testRunDuplicate(t *testing.T, s core.Store) {
 	want := newRun("run-1", conv1)
-	if err := s.CreateRun(t.Context(), want); err != nil {
+	if err := s.Apply(t.Context(), core.Batch{CreateRun: ptr(want)}); err != nil {
 		t.Fatal(err)
 	}
 	dup := newRun("run-1", conv2)
 	dup.Status = core.RunDone
-	if err := s.CreateRun(t.Context(), dup); err == nil {
+	if err := s.Apply(t.Context(), core.Batch{CreateRun: ptr(dup)}); err == nil {
 		t.Error("CreateRun of an existing id: err = nil, want an error")
 	}
 	diff(t, "Run after a duplicate CreateRun", want, getRun(t, s, "run-1"))
@@ -143,7 +143,7 @@ func getCheckpoint(t *testing.T, s core.Store, runID string) core.Checkpoint {
 
 func saveCheckpoint(t *testing.T, s core.Store, cp core.Checkpoint) {
 	t.Helper()
-	if err := s.SaveCheckpoint(t.Context(), cp); err != nil {
+	if err := s.Apply(t.Context(), core.Batch{Checkpoint: ptr(cp)}); err != nil {
 		t.Fatalf("SaveCheckpoint(%q): %v", cp.RunID, err)
 	}
 }

@@ -118,5 +118,8 @@ func concurrently(n int, fn func(i int)) {
 	wg.Wait()
 }
 
+// ptr returns a pointer to a copy of v, for Batch fields.
+func ptr[T any](v T) *T { return &v }
+
 // racers is how many goroutines race for one-shot operations.
 const racers = 16

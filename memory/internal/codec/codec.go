@@ -1,4 +1,8 @@
-package sqlite
+// Package codec is how both stores (memory/sqlite, memory/postgres) keep
+// values that hold raw JSON in text columns, so that they read back what
+// the other would: a model's arguments come back byte for byte, broken or
+// not.
+package codec
 
 import (
 	"encoding/json"
@@ -23,7 +27,7 @@ func toStoredCall(c core.ToolCall) storedCall {
 
 func (c storedCall) call() core.ToolCall {
 	tc := c.ToolCall
-	tc.Arguments = rawJSON(c.Arguments)
+	tc.Arguments = RawJSON(c.Arguments)
 	return tc
 }
 
@@ -38,16 +42,16 @@ type storedPending struct {
 	Tool storedTool `json:"tool"`
 }
 
-// rawJSON returns s as json.RawMessage, nil when empty.
-func rawJSON(s string) json.RawMessage {
+// RawJSON returns s as json.RawMessage, nil when empty.
+func RawJSON(s string) json.RawMessage {
 	if s == "" {
 		return nil
 	}
 	return json.RawMessage(s)
 }
 
-// encodeCalls returns the JSON of calls, or nil (NULL) when there are none.
-func encodeCalls(calls []core.ToolCall) (any, error) {
+// EncodeCalls returns the JSON of calls, or nil (NULL) when there are none.
+func EncodeCalls(calls []core.ToolCall) (any, error) {
 	if len(calls) == 0 {
 		return nil, nil
 	}
@@ -59,7 +63,8 @@ func encodeCalls(calls []core.ToolCall) (any, error) {
 	return string(b), err
 }
 
-func decodeCalls(s string) ([]core.ToolCall, error) {
+// DecodeCalls is the inverse of EncodeCalls; "" (NULL) is none.
+func DecodeCalls(s string) ([]core.ToolCall, error) {
 	if s == "" {
 		return nil, nil
 	}
@@ -74,7 +79,8 @@ func decodeCalls(s string) ([]core.ToolCall, error) {
 	return calls, nil
 }
 
-func encodePending(ps []core.PendingCall) (string, error) {
+// EncodePending returns the JSON of a checkpoint's pending calls.
+func EncodePending(ps []core.PendingCall) (string, error) {
 	sp := make([]storedPending, len(ps))
 	for i, p := range ps {
 		sp[i] = storedPending{
@@ -87,7 +93,8 @@ func encodePending(ps []core.PendingCall) (string, error) {
 	return string(b), err
 }
 
-func decodePending(s string) ([]core.PendingCall, error) {
+// DecodePending is the inverse of EncodePending.
+func DecodePending(s string) ([]core.PendingCall, error) {
 	var sp []storedPending
 	if err := json.Unmarshal([]byte(s), &sp); err != nil {
 		return nil, err
@@ -97,12 +104,13 @@ func decodePending(s string) ([]core.PendingCall, error) {
 		ps[i] = p.PendingCall
 		ps[i].Call = p.Call.call()
 		ps[i].Tool = p.Tool.Tool
-		ps[i].Tool.InputSchema = rawJSON(p.Tool.InputSchema)
+		ps[i].Tool.InputSchema = RawJSON(p.Tool.InputSchema)
 	}
 	return ps, nil
 }
 
-func encodeToolsets(ts []core.Toolset) (string, error) {
+// EncodeToolsets returns the JSON of ts, "[]" for none.
+func EncodeToolsets(ts []core.Toolset) (string, error) {
 	if ts == nil {
 		ts = []core.Toolset{}
 	}
@@ -110,8 +118,29 @@ func encodeToolsets(ts []core.Toolset) (string, error) {
 	return string(b), err
 }
 
-func decodeToolsets(s string) ([]core.Toolset, error) {
+// DecodeToolsets is the inverse of EncodeToolsets.
+func DecodeToolsets(s string) ([]core.Toolset, error) {
 	var ts []core.Toolset
 	err := json.Unmarshal([]byte(s), &ts)
 	return ts, err
+}
+
+// EncodeVerdict is the JSON of v, or "" for none (approvals made before
+// policies, and by stores' tests).
+func EncodeVerdict(v core.Verdict) (string, error) {
+	if v.Action == "" {
+		return "", nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+// DecodeVerdict is the inverse of EncodeVerdict.
+func DecodeVerdict(s string) (core.Verdict, error) {
+	var v core.Verdict
+	if s == "" {
+		return v, nil
+	}
+	err := json.Unmarshal([]byte(s), &v)
+	return v, err
 }
