@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Errors shared by the engine and stores; test with errors.Is.
@@ -49,3 +50,38 @@ func (e *NotAllowedError) Error() string { return ErrNotAllowed.Error() + ": " +
 
 // Is makes errors.Is(err, ErrNotAllowed) hold.
 func (e *NotAllowedError) Is(target error) bool { return target == ErrNotAllowed }
+
+// SchemaError reports a database whose schema is not the one its
+// migrations made: it was changed outside opsgate. Each entry is a kind and
+// a name, e.g. "trigger audit_no_delete". Both stores return it from their
+// schema checks.
+type SchemaError struct {
+	// Store names the store (sqlite, postgres).
+	Store string
+	// Missing are tables, indexes and triggers the migrations created.
+	Missing []string
+	// Changed are triggers whose definition is not the migrations' one.
+	Changed []string
+	// Unexpected are triggers the migrations did not create (a trigger can
+	// silently drop audit entries).
+	Unexpected []string
+	// Audit is true when the audit table or its protection is affected.
+	Audit bool
+}
+
+func (e *SchemaError) Error() string {
+	var parts []string
+	for _, p := range []struct {
+		what  string
+		names []string
+	}{{"missing", e.Missing}, {"changed", e.Changed}, {"unexpected", e.Unexpected}} {
+		if len(p.names) > 0 {
+			parts = append(parts, p.what+" "+strings.Join(p.names, ", "))
+		}
+	}
+	msg := e.Store + ": schema check: " + strings.Join(parts, "; ")
+	if e.Audit {
+		msg += ": the audit log is not protected (append-only)"
+	}
+	return msg + "; the database was changed outside opsgate"
+}

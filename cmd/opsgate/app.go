@@ -10,7 +10,6 @@ import (
 	"github.com/opsgate/opsgate/core/llm"
 	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/internal/config"
-	"github.com/opsgate/opsgate/memory/sqlite"
 	"github.com/opsgate/opsgate/policy"
 	"github.com/opsgate/opsgate/policy/redact"
 )
@@ -19,7 +18,7 @@ import (
 // the engine over them.
 type app struct {
 	cfg    *config.Config
-	store  *sqlite.Store
+	store  core.Store
 	model  *llm.Client
 	tools  *tools.Host
 	engine *core.Engine
@@ -54,15 +53,6 @@ func newTools(cfg *config.Config, log *slog.Logger, opts ...tools.Option) (*tool
 	}
 	base := []tools.Option{tools.WithLogger(log.With("component", "tools")), tools.WithCallTimeout(cfg.Tools.CallTimeout)}
 	return tools.New(servers, append(base, opts...)...)
-}
-
-// openStore opens (creating and migrating) the store named by store.url.
-func openStore(ctx context.Context, cfg *config.Config) (*sqlite.Store, error) {
-	path, err := cfg.Store.SQLitePath()
-	if err != nil {
-		return nil, fmt.Errorf("config: store.url: %w", err) // Load validated it already
-	}
-	return sqlite.Open(ctx, path)
 }
 
 // engineConfig maps the configuration onto the engine's.

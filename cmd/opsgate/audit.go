@@ -12,7 +12,7 @@ import (
 
 	"github.com/opsgate/opsgate/adapters/terminal"
 	"github.com/opsgate/opsgate/core"
-	"github.com/opsgate/opsgate/memory/sqlite"
+	"github.com/opsgate/opsgate/memory"
 	"github.com/opsgate/opsgate/policy/redact"
 )
 
@@ -56,12 +56,7 @@ func (e *env) audit(ctx context.Context, args []string) int {
 		e.fail(err)
 		return exitError
 	}
-	path, err := cfg.Store.SQLitePath()
-	if err != nil {
-		e.fail(err)
-		return exitError
-	}
-	store, err := sqlite.Open(ctx, path)
+	store, err := openStore(ctx, cfg)
 	if err != nil {
 		e.fail(err)
 		return exitError
@@ -111,14 +106,9 @@ func (e *env) auditVerify(ctx context.Context, args []string) int {
 	if !ok {
 		return exitError
 	}
-	path, err := cfg.Store.SQLitePath()
-	if err != nil {
-		e.fail(err)
-		return exitError
-	}
 	// A store whose append-only triggers were dropped is still read: the
 	// point is to say which entry was changed.
-	store, schemaErr, err := sqlite.OpenForInspection(ctx, path)
+	store, schemaErr, err := memory.OpenForInspection(ctx, cfg.Store.URL)
 	if err != nil {
 		e.fail(err)
 		return exitError

@@ -17,7 +17,7 @@ import (
 	"github.com/opsgate/opsgate/core/llm"
 	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/internal/config"
-	"github.com/opsgate/opsgate/memory/sqlite"
+	"github.com/opsgate/opsgate/memory"
 	"github.com/opsgate/opsgate/policy"
 )
 
@@ -214,44 +214,51 @@ func toolsHint(i int, s config.MCPServer, err error) string {
 }
 
 func (e *env) checkStore(ctx context.Context, r *report, cfg *config.Config) {
-	path, err := cfg.Store.SQLitePath()
-	if err != nil {
-		r.fail("store", "set store.url to sqlite://PATH", "%v", err)
-		return
-	}
-	store, err := sqlite.Open(ctx, path)
-	var schemaErr *sqlite.SchemaError
+	loc := storeLocation(cfg)
+	store, err := openStore(ctx, cfg)
+	var schemaErr *core.SchemaError
 	switch {
 	case errors.As(err, &schemaErr):
-		r.fail("store", schemaFix(path), "%v", err)
+		r.fail("store", schemaFix(loc), "%v", err)
+		return
+	case err != nil && loc.Kind == memory.Postgres:
+		r.fail("store", "check that the server in store.url is reachable from here, that the user and password are right, "+
+			"that the database exists, and that no newer opsgate migrated it", "%v", err)
 		return
 	case err != nil:
 		r.fail("store", "check that the directory of store.url exists or can be created and is writable, and that no newer opsgate migrated it", "%v", err)
 		return
 	}
 	defer store.Close()
-	if err := store.Ping(ctx); err != nil {
-		r.fail("store", "check the permissions and free space of "+path, "%v", err)
+	if p, ok := store.(pinger); ok {
+		if err := p.Ping(ctx); err != nil {
+			r.fail("store", "check the permissions and free space of "+loc.Where(), "%v", err)
+			return
+		}
+	}
+	m, ok := store.(migrator)
+	if !ok {
+		r.ok("store", "%s", loc)
 		return
 	}
-	v, err := store.SchemaVersion(ctx)
+	v, err := m.SchemaVersion(ctx)
 	if err != nil {
 		r.fail("store", "", "%v", err)
 		return
 	}
-	r.ok("store", "sqlite %s (schema version %d)", path, v)
+	r.ok("store", "%s (schema version %d)", loc, v)
 	// Open checked the schema already; checking again here keeps this line
 	// true even if Open stops doing so.
-	if err := store.CheckSchema(ctx); err != nil {
-		r.fail("audit", schemaFix(path), "%v", err)
+	if err := m.CheckSchema(ctx); err != nil {
+		r.fail("audit", schemaFix(loc), "%v", err)
 		return
 	}
 	r.ok("audit", "audit table and its append-only triggers in place")
 }
 
 // schemaFix is the advice for a store changed outside opsgate.
-func schemaFix(path string) string {
-	return "find out who changed " + path + " and restore it from a backup; opsgate does not recreate " +
+func schemaFix(loc memory.Location) string {
+	return "find out who changed " + loc.Where() + " and restore it from a backup; opsgate does not recreate " +
 		"what is missing, as the audit log may have been edited meanwhile"
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/opsgate/opsgate/internal/pgtest"
 	"io"
 	"os"
 	"os/exec"
@@ -30,7 +31,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pgtest.Main(m)
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/opsgate/opsgate/core"
 	"log/slog"
 	"net/http"
 	"time"
@@ -51,7 +52,7 @@ type readiness struct {
 // mode) and health's. The model and tool states feed m too.
 func (e *env) routes(a *app, chats []chat, m *metrics.Metrics) http.Handler {
 	h := &health{
-		log: e.log, ping: a.store.Ping, chats: chats, tools: a.tools.States,
+		log: e.log, ping: storePing(a.store), chats: chats, tools: a.tools.States,
 		model: &modelProbe{ping: a.model.Ping, lastAnswer: m.LastModelAnswer, now: time.Now},
 	}
 	m.Watch(metrics.Sources{
@@ -174,4 +175,15 @@ func toolComponent(s tools.ServerState, now time.Time) component {
 		c.OK, c.Detail = false, string(s.Status)
 	}
 	return c
+}
+
+// storePing is the store's own check when it has one, else a read.
+func storePing(s core.Store) func(context.Context) error {
+	if p, ok := s.(pinger); ok {
+		return p.Ping
+	}
+	return func(ctx context.Context) error {
+		_, err := s.PendingSummary(ctx)
+		return err
+	}
 }

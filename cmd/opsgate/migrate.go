@@ -9,7 +9,7 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/opsgate/opsgate/memory/sqlite"
+	"github.com/opsgate/opsgate/memory"
 )
 
 const migrateHelp = `Usage: opsgate migrate
@@ -27,26 +27,30 @@ func (e *env) migrate(ctx context.Context, args []string) int {
 	if !ok {
 		return exitError
 	}
-	path, err := cfg.Store.SQLitePath()
-	if err != nil {
-		e.fail(err)
-		return exitError
+	loc := storeLocation(cfg)
+	created := false
+	if loc.Kind == memory.SQLite {
+		_, statErr := os.Stat(loc.Target)
+		created = errors.Is(statErr, fs.ErrNotExist)
 	}
-	_, statErr := os.Stat(path)
-	created := errors.Is(statErr, fs.ErrNotExist)
 	// Open applies pending migrations and checks the schema; Migrate then
 	// confirms nothing is left.
-	store, err := sqlite.Open(ctx, path)
+	store, err := openStore(ctx, cfg)
 	if err != nil {
 		e.fail(err)
 		return exitError
 	}
 	defer store.Close()
-	if _, err := store.Migrate(ctx); err != nil {
+	m, ok := store.(migrator)
+	if !ok {
+		fmt.Fprintf(e.stdout, "store: %s (no migrations)\n", loc)
+		return exitOK
+	}
+	if _, err := m.Migrate(ctx); err != nil {
 		e.fail(err)
 		return exitError
 	}
-	v, err := store.SchemaVersion(ctx)
+	v, err := m.SchemaVersion(ctx)
 	if err != nil {
 		e.fail(err)
 		return exitError
@@ -55,6 +59,6 @@ func (e *env) migrate(ctx context.Context, args []string) int {
 	if created {
 		state = "created"
 	}
-	fmt.Fprintf(e.stdout, "store: sqlite %s (%s), schema version %d\n", path, state, v)
+	fmt.Fprintf(e.stdout, "store: %s (%s), schema version %d\n", loc, state, v)
 	return exitOK
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/opsgate/opsgate/memory"
 	"os"
 	"path/filepath"
 	"slices"
@@ -170,8 +171,8 @@ schedules:
 	if got := c.Adapters(); !cmp.Equal(got, []string{"discord"}) {
 		t.Errorf("Adapters() = %q, want [discord]: telegram is off, and an unset ${VAR} leaves discord.enabled unset", got)
 	}
-	if p, err := c.Store.SQLitePath(); err != nil || p != "./data/my.db" {
-		t.Errorf("SQLitePath = %q, %v; want the bare path", p, err)
+	if loc, err := memory.Parse(c.Store.URL); err != nil || loc != (memory.Location{Kind: memory.SQLite, Target: "./data/my.db"}) {
+		t.Errorf("memory.Parse(store.url) = %+v, %v; want the bare path", loc, err)
 	}
 }
 
@@ -343,10 +344,10 @@ func TestLoadErrors(t *testing.T) {
 			`config: session.queue_mode: "later" is not one of steer, followup, interrupt (set by OPSGATE_SESSION_QUEUE_MODE)`},
 		{"store mysql", "store: {url: 'mysql://root@db/opsgate'}", nil,
 			`config: store.url: unsupported scheme "mysql" (use sqlite://PATH or postgres://…)`},
-		{"store postgres", "store: {url: 'postgres://opsgate@db/opsgate'}", nil,
-			"config: store.url: postgres is not supported yet in this build (use sqlite://PATH)"},
+		{"store postgres without host", "store: {url: 'postgres:///opsgate'}", nil,
+			"config: store.url: postgres URL needs a host, e.g. postgres://opsgate@db:5432/opsgate"},
 		{"store empty", "store: {url: ''}", nil,
-			"config: store.url: must not be empty (use sqlite://PATH)"},
+			"config: store.url: must not be empty (use sqlite://PATH or postgres://…)"},
 		{"memory budget", "memory: {token_budget: 0}", nil,
 			"config: memory.token_budget: must be at least 1 (got 0)"},
 		{"server with command and url", "tools:\n  servers:\n    - {name: a, url: http://a/mcp}\n    - {name: b, command: b, url: http://b/mcp}", nil,

@@ -1,17 +1,25 @@
 package config
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 )
 
 // Secrets are the secret values opsgate was configured with: the model's
-// API key, the chat platforms' tokens and signing secrets, and the MCP
+// API key, the chat platforms' tokens and signing secrets, the store's
+// password, and the MCP
 // servers' header and environment values whose names say they are
 // credentials. The redactor hides each wherever it appears (DESIGN §11).
 func (c *Config) Secrets() []string {
 	out := []string{c.LLM.APIKey, c.Telegram.Token, c.Telegram.WebhookSecret,
 		c.Slack.BotToken, c.Slack.AppToken, c.Slack.SigningSecret, c.Discord.Token}
+	// The store's password (postgres://user:PASSWORD@host/db).
+	if u, err := url.Parse(c.Store.URL); err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			out = append(out, pw)
+		}
+	}
 	for _, s := range c.Tools.Servers {
 		for name, v := range s.Headers {
 			if secretName(name) {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/opsgate/opsgate/memory"
 	"net"
 	"net/url"
 	"regexp"
@@ -71,34 +72,10 @@ func (c *Config) validateLLM() error {
 }
 
 func (c *Config) validateStore() error {
-	if _, err := c.Store.SQLitePath(); err != nil {
+	if _, err := memory.Parse(c.Store.URL); err != nil {
 		return c.errorf("store.url", "%v", err)
 	}
 	return nil
-}
-
-// SQLitePath returns the database file named by the store URL:
-// sqlite://PATH or a bare PATH. Other schemes are errors.
-func (s Store) SQLitePath() (string, error) {
-	u := strings.TrimSpace(s.URL)
-	if u == "" {
-		return "", fmt.Errorf("must not be empty (use sqlite://PATH)")
-	}
-	scheme, rest, ok := strings.Cut(u, "://")
-	if !ok {
-		return u, nil // a bare path
-	}
-	switch strings.ToLower(scheme) {
-	case "sqlite", "sqlite3":
-		if rest == "" {
-			return "", fmt.Errorf("sqlite:// needs a file path, e.g. sqlite://./opsgate-data/opsgate.db")
-		}
-		return rest, nil
-	case "postgres", "postgresql":
-		return "", fmt.Errorf("postgres is not supported yet in this build (use sqlite://PATH)")
-	default:
-		return "", fmt.Errorf("unsupported scheme %q (use sqlite://PATH or postgres://…)", scheme)
-	}
 }
 
 func (c *Config) validateMemory() error {

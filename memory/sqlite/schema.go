@@ -4,41 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"sync"
+
+	"github.com/opsgate/opsgate/core"
 )
-
-// SchemaError reports a database whose schema is not the one its
-// migrations made: it was changed outside opsgate. Each entry is a kind and
-// a name, e.g. "trigger audit_no_delete".
-type SchemaError struct {
-	// Missing are tables, indexes and triggers the migrations created.
-	Missing []string
-	// Changed are triggers whose definition is not the migrations' one.
-	Changed []string
-	// Unexpected are triggers the migrations did not create (a trigger can
-	// silently drop audit entries).
-	Unexpected []string
-	// Audit is true when the audit table or its protection is affected.
-	Audit bool
-}
-
-func (e *SchemaError) Error() string {
-	var parts []string
-	for _, p := range []struct {
-		what  string
-		names []string
-	}{{"missing", e.Missing}, {"changed", e.Changed}, {"unexpected", e.Unexpected}} {
-		if len(p.names) > 0 {
-			parts = append(parts, p.what+" "+strings.Join(p.names, ", "))
-		}
-	}
-	msg := "sqlite: schema check: " + strings.Join(parts, "; ")
-	if e.Audit {
-		msg += ": the audit log is not protected (append-only)"
-	}
-	return msg + "; the database was changed outside opsgate"
-}
 
 // schemaObject is one named entry of sqlite_master.
 type schemaObject struct {
@@ -65,7 +34,7 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 		have[o.String()] = o
 	}
 	expected := map[string]bool{}
-	var e SchemaError
+	e := core.SchemaError{Store: "sqlite"}
 	for _, w := range want {
 		expected[w.String()] = true
 		g, ok := have[w.String()]

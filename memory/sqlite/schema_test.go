@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"errors"
+	"github.com/opsgate/opsgate/core"
 	"path/filepath"
 	"testing"
 
@@ -18,19 +19,19 @@ func TestOpenRefusesAlteredSchema(t *testing.T) {
 	tests := []struct {
 		name  string
 		alter []string
-		want  sqlite.SchemaError
+		want  core.SchemaError
 	}{
 		{"dropped audit trigger", []string{`DROP TRIGGER audit_no_delete`},
-			sqlite.SchemaError{Missing: []string{"trigger audit_no_delete"}, Audit: true}},
+			core.SchemaError{Store: "sqlite", Missing: []string{"trigger audit_no_delete"}, Audit: true}},
 		{"dropped audit table", []string{`DROP TABLE audit`},
-			sqlite.SchemaError{Missing: auditObjects, Audit: true}},
+			core.SchemaError{Store: "sqlite", Missing: auditObjects, Audit: true}},
 		{"neutered audit trigger", []string{`DROP TRIGGER audit_no_update`,
 			`CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN SELECT 1; END`},
-			sqlite.SchemaError{Changed: []string{"trigger audit_no_update"}, Audit: true}},
+			core.SchemaError{Store: "sqlite", Changed: []string{"trigger audit_no_update"}, Audit: true}},
 		{"trigger that swallows audit entries", []string{`CREATE TRIGGER quiet BEFORE INSERT ON audit BEGIN SELECT RAISE(IGNORE); END`},
-			sqlite.SchemaError{Unexpected: []string{"trigger quiet on audit"}, Audit: true}},
+			core.SchemaError{Store: "sqlite", Unexpected: []string{"trigger quiet on audit"}, Audit: true}},
 		{"dropped index elsewhere", []string{`DROP INDEX inbound_dedupe`},
-			sqlite.SchemaError{Missing: []string{"index inbound_dedupe"}}},
+			core.SchemaError{Store: "sqlite", Missing: []string{"index inbound_dedupe"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,7 +46,7 @@ func TestOpenRefusesAlteredSchema(t *testing.T) {
 					t.Fatalf("%s: %v", stmt, err)
 				}
 			}
-			var se *sqlite.SchemaError
+			var se *core.SchemaError
 			if err := s.CheckSchema(t.Context()); !errors.As(err, &se) {
 				t.Fatalf("CheckSchema after %q: err = %v, want a *SchemaError", tt.alter, err)
 			}
@@ -65,7 +66,7 @@ func TestOpenRefusesAlteredSchema(t *testing.T) {
 }
 
 func TestSchemaErrorMessage(t *testing.T) {
-	e := &sqlite.SchemaError{Missing: []string{"trigger audit_no_delete", "index inbound_dedupe"}, Unexpected: []string{"trigger quiet on audit"}, Audit: true}
+	e := &core.SchemaError{Store: "sqlite", Missing: []string{"trigger audit_no_delete", "index inbound_dedupe"}, Unexpected: []string{"trigger quiet on audit"}, Audit: true}
 	want := "sqlite: schema check: missing trigger audit_no_delete, index inbound_dedupe; unexpected trigger quiet on audit: " +
 		"the audit log is not protected (append-only); the database was changed outside opsgate"
 	if e.Error() != want {

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"context"
+
+	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/internal/config"
+	"github.com/opsgate/opsgate/memory"
+)
+
+// What the commands need of a store beyond core.Store; both stores have
+// them, a store in a test may not.
+type (
+	pinger interface {
+		Ping(ctx context.Context) error
+	}
+	migrator interface {
+		Migrate(ctx context.Context) (applied []string, err error)
+		SchemaVersion(ctx context.Context) (int, error)
+		CheckSchema(ctx context.Context) error
+	}
+)
+
+// openStore opens (creating and migrating) the store named by store.url.
+func openStore(ctx context.Context, cfg *config.Config) (core.Store, error) {
+	return memory.Open(ctx, cfg.Store.URL)
+}
+
+// storeLocation is store.url parsed (config.Load validated it).
+func storeLocation(cfg *config.Config) memory.Location {
+	loc, _ := memory.Parse(cfg.Store.URL)
+	return loc
+}

@@ -1,0 +1,159 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/memory/internal/codec"
+)
+
+func createRun(ctx context.Context, tx pgx.Tx, r core.Run) error {
+	if err := ensureConversation(ctx, tx, r.ConvKey); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO runs (id, conv_key, requester_id, requester_name, status,
+		iterations, ttft_ns, duration_ns, prompt_tokens, completion_tokens, cached_prompt_tokens, total_tokens,
+		error, started_at, ended_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+		r.ID, r.ConvKey, r.Requester.ID, r.Requester.Name, string(r.Status),
+		r.Iterations, int64(r.TTFT), int64(r.Duration), r.Usage.PromptTokens, r.Usage.CompletionTokens,
+		r.Usage.CachedPromptTokens, r.Usage.TotalTokens, r.Error, ts(r.StartedAt), ts(r.EndedAt))
+	return err
+}
+
+// updateRun replaces the mutable fields of run r.ID; a missing run is
+// core.ErrNotFound.
+func updateRun(ctx context.Context, tx pgx.Tx, r core.Run) error {
+	tag, err := tx.Exec(ctx, `UPDATE runs SET status = $1, iterations = $2, ttft_ns = $3, duration_ns = $4,
+		prompt_tokens = $5, completion_tokens = $6, cached_prompt_tokens = $7, total_tokens = $8, error = $9, ended_at = $10
+		WHERE id = $11`,
+		string(r.Status), r.Iterations, int64(r.TTFT), int64(r.Duration), r.Usage.PromptTokens, r.Usage.CompletionTokens,
+		r.Usage.CachedPromptTokens, r.Usage.TotalTokens, r.Error, ts(r.EndedAt), r.ID)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return core.ErrNotFound
+	}
+	return nil
+}
+
+// Run returns run id, or an error wrapping core.ErrNotFound.
+func (s *Store) Run(ctx context.Context, id string) (core.Run, error) {
+	r := core.Run{ID: id}
+	var ttft, duration int64
+	var started, ended *time.Time
+	err := s.read(ctx, func(q querier) error {
+		return q.QueryRow(ctx, `SELECT conv_key, requester_id, requester_name, status, iterations, ttft_ns,
+			duration_ns, prompt_tokens, completion_tokens, cached_prompt_tokens, total_tokens, error, started_at, ended_at
+			FROM runs WHERE id = $1`, id).Scan(
+			&r.ConvKey, &r.Requester.ID, &r.Requester.Name, &r.Status, &r.Iterations, &ttft,
+			&duration, &r.Usage.PromptTokens, &r.Usage.CompletionTokens, &r.Usage.CachedPromptTokens, &r.Usage.TotalTokens,
+			&r.Error, &started, &ended)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = core.ErrNotFound
+	}
+	if err != nil {
+		return core.Run{}, fmt.Errorf("postgres: run %q: %w", id, err)
+	}
+	r.TTFT, r.Duration = time.Duration(ttft), time.Duration(duration)
+	r.StartedAt, r.EndedAt = fromTS(started), fromTS(ended)
+	return r, nil
+}
+
+// checkpointCols are the columns scanCheckpoint reads, in order.
+const checkpointCols = `run_id, conv_key, requester_id, requester_name, pending, toolsets, iteration, seq, created_at`
+
+func saveCheckpoint(ctx context.Context, tx pgx.Tx, cp core.Checkpoint) error {
+	pending, err := codec.EncodePending(cp.Pending)
+	if err != nil {
+		return fmt.Errorf("pending calls: %w", err)
+	}
+	toolsets, err := codec.EncodeToolsets(cp.Toolsets)
+	if err != nil {
+		return fmt.Errorf("toolsets: %w", err)
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO checkpoints (`+checkpointCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		ON CONFLICT (run_id) DO UPDATE SET conv_key = excluded.conv_key, requester_id = excluded.requester_id,
+			requester_name = excluded.requester_name, pending = excluded.pending, toolsets = excluded.toolsets,
+			iteration = excluded.iteration, seq = excluded.seq, created_at = excluded.created_at`,
+		cp.RunID, cp.ConvKey, cp.Requester.ID, cp.Requester.Name, pending, toolsets, cp.Iteration, cp.Seq, ts(cp.CreatedAt))
+	return err
+}
+
+// Checkpoint returns the checkpoint of runID, or an error wrapping
+// core.ErrNotFound.
+func (s *Store) Checkpoint(ctx context.Context, runID string) (core.Checkpoint, error) {
+	var cp core.Checkpoint
+	err := s.read(ctx, func(q querier) error {
+		var err error
+		cp, err = scanCheckpoint(q.QueryRow(ctx, `SELECT `+checkpointCols+` FROM checkpoints WHERE run_id = $1`, runID))
+		return err
+	})
+	if err != nil {
+		return core.Checkpoint{}, fmt.Errorf("postgres: checkpoint of %q: %w", runID, err)
+	}
+	return cp, nil
+}
+
+// ClaimCheckpoint deletes and returns the checkpoint of runID in one
+// statement, so of several claimants (in any replica) exactly one gets it;
+// the others get an error wrapping core.ErrNotFound.
+func (s *Store) ClaimCheckpoint(ctx context.Context, runID string) (core.Checkpoint, error) {
+	var cp core.Checkpoint
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		cp, err = scanCheckpoint(tx.QueryRow(ctx, `DELETE FROM checkpoints WHERE run_id = $1 RETURNING `+checkpointCols, runID))
+		return err
+	})
+	if err != nil {
+		return core.Checkpoint{}, fmt.Errorf("postgres: claim checkpoint of %q: %w", runID, err)
+	}
+	return cp, nil
+}
+
+// Checkpoints returns the checkpoints of the conversation, oldest first.
+func (s *Store) Checkpoints(ctx context.Context, convKey string) ([]core.Checkpoint, error) {
+	var cps []core.Checkpoint
+	err := s.read(ctx, func(q querier) error {
+		rows, err := q.Query(ctx, `SELECT `+checkpointCols+` FROM checkpoints WHERE conv_key = $1
+			ORDER BY created_at, ord`, convKey)
+		if err != nil {
+			return err
+		}
+		cps, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (core.Checkpoint, error) { return scanCheckpoint(row) })
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: checkpoints of %q: %w", convKey, err)
+	}
+	return cps, nil
+}
+
+// scanCheckpoint reads checkpointCols; no row is core.ErrNotFound.
+func scanCheckpoint(row pgx.Row) (core.Checkpoint, error) {
+	var cp core.Checkpoint
+	var pending, toolsets string
+	var created *time.Time
+	err := row.Scan(&cp.RunID, &cp.ConvKey, &cp.Requester.ID, &cp.Requester.Name, &pending, &toolsets, &cp.Iteration, &cp.Seq, &created)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return cp, core.ErrNotFound
+	}
+	if err != nil {
+		return cp, err
+	}
+	cp.CreatedAt = fromTS(created)
+	if cp.Pending, err = codec.DecodePending(pending); err != nil {
+		return cp, fmt.Errorf("pending calls: %w", err)
+	}
+	if cp.Toolsets, err = codec.DecodeToolsets(toolsets); err != nil {
+		return cp, fmt.Errorf("toolsets: %w", err)
+	}
+	return cp, nil
+}
