@@ -58,7 +58,7 @@ func (a *Adapter) clickStop(ctx context.Context, q *tgbotapi.CallbackQuery, chat
 		a.answer(ctx, q.ID, "⛔ You are not allowed to stop this.", true)
 		return
 	}
-	key := a.convKey(chat)
+	key := a.convKey(ctx, chat)
 	st, err := a.eng.Status(ctx, key)
 	if err != nil || st.ActiveRun == nil || !strings.HasPrefix(st.ActiveRun.ID, runPrefix) {
 		a.answer(ctx, q.ID, "That request has already finished.", false)

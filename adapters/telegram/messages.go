@@ -51,7 +51,7 @@ func (a *Adapter) onMessage(ctx context.Context, m *tgbotapi.Message) error {
 		a.refuse(m.Chat.ID, m.From.ID)
 		return nil
 	}
-	key := a.convKey(m.Chat.ID)
+	key := a.convKey(ctx, m.Chat.ID)
 	switch cmd {
 	case "":
 	case "start", "help":
@@ -129,11 +129,36 @@ func (a *Adapter) mention(ctx context.Context, text string) (string, bool) {
 	return strings.TrimSpace(strings.TrimRight(text[:i], " ") + " " + strings.TrimLeft(text[i+len(at):], " ")), true
 }
 
-// convKey returns the current conversation of a chat.
-func (a *Adapter) convKey(chat int64) string {
+// convKey returns the current conversation of a chat. A chat not seen
+// since the start is looked up in the store: its current conversation is
+// the one the latest /new started (epochs are message ids, which grow).
+func (a *Adapter) convKey(ctx context.Context, chat int64) string {
+	a.mu.Lock()
+	epoch, ok := a.epochs[chat]
+	a.mu.Unlock()
+	if ok || a.cfg.Conversations == nil {
+		return ConvKey(a.botID, chat, epoch)
+	}
+	cs, err := a.cfg.Conversations.Conversations(ctx, core.ConversationFilter{KeyPrefix: ConvKey(a.botID, chat, "") + ":"})
+	if err != nil {
+		// Not cached: the next message looks again.
+		a.log.Error("telegram: read the chat's current conversation", "chat", chat, "err", err)
+		return ConvKey(a.botID, chat, "")
+	}
+	best := int64(-1)
+	for _, c := range cs {
+		e := strings.TrimPrefix(c.Key, ConvKey(a.botID, chat, "")+":")
+		if n, err := strconv.ParseInt(e, 10, 64); err == nil && n > best {
+			best, epoch = n, e
+		}
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return ConvKey(a.botID, chat, a.epochs[chat])
+	if cur, ok := a.epochs[chat]; ok { // a /new meanwhile wins
+		return ConvKey(a.botID, chat, cur)
+	}
+	a.epochs[chat] = epoch
+	return ConvKey(a.botID, chat, epoch)
 }
 
 // refuse tells a user who is not allowed so, at most every refuseEvery,
@@ -163,16 +188,25 @@ func (a *Adapter) refuse(chat, user int64) {
 // newConversation starts a fresh conversation in the chat; what runs in
 // the old one is stopped, so it does not keep posting into the new one.
 func (a *Adapter) newConversation(ctx context.Context, m *tgbotapi.Message) {
-	old := a.convKey(m.Chat.ID)
+	old := a.convKey(ctx, m.Chat.ID)
 	stopped := a.eng.Stop(ctx, old)
+	epoch := strconv.Itoa(m.MessageID)
+	if c := a.cfg.Conversations; c != nil {
+		// Stored before it is used, so a restart continues it.
+		if _, err := c.Conversation(ctx, ConvKey(a.botID, m.Chat.ID, epoch)); err != nil {
+			a.log.Error("telegram: store the new conversation", "chat", m.Chat.ID, "err", err)
+			a.sender.Say(old, "⚠️ I could not start a fresh conversation (the store did not answer); please try /new again.")
+			return
+		}
+	}
 	a.mu.Lock()
-	a.epochs[m.Chat.ID] = strconv.Itoa(m.MessageID)
+	a.epochs[m.Chat.ID] = epoch
 	a.mu.Unlock()
 	msg := "🆕 Started a fresh conversation."
 	if stopped {
 		msg += " What was running in the previous one was stopped."
 	}
-	a.sender.Say(a.convKey(m.Chat.ID), msg)
+	a.sender.Say(a.convKey(ctx, m.Chat.ID), msg)
 }
 
 func (a *Adapter) status(ctx context.Context, key string) {

@@ -53,6 +53,16 @@ type engineRef struct {
 	// other door from the engine to the chats besides events (nil: the
 	// built-in detectors).
 	red *redact.Redactor
+	// store is the store of e, for what adapters keep in it themselves
+	// (a Telegram chat's current conversation).
+	store core.Store
+}
+
+func (r *engineRef) Conversation(ctx context.Context, key string) (core.Conversation, error) {
+	return r.store.Conversation(ctx, key)
+}
+func (r *engineRef) Conversations(ctx context.Context, f core.ConversationFilter) ([]core.Conversation, error) {
+	return r.store.Conversations(ctx, f)
 }
 
 func (r *engineRef) Handle(ctx context.Context, in core.Inbound) error { return r.e.Handle(ctx, in) }
@@ -113,7 +123,7 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 		tc := cfg.Telegram
 		ad, err := telegram.New(telegram.Config{
 			Token: tc.Token, APIURL: tc.APIURL, WebhookURL: tc.WebhookURL, WebhookSecret: tc.WebhookSecret,
-			AllowedUsers: tc.AllowedUsers, Approvers: tc.Approvers,
+			AllowedUsers: tc.AllowedUsers, Approvers: tc.Approvers, Conversations: eng,
 			Transport: eng.m.Transport("telegram", nil, metrics.APIMethod),
 		}, eng.as("telegram"), log.With("adapter", "telegram"))
 		if err != nil {

@@ -72,7 +72,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		e.fail(err)
 		return exitError
 	}
-	ref.e, ref.red = a.engine, a.red
+	ref.e, ref.red, ref.store = a.engine, a.red, a.store
 	reloadPolicyOnHUP(ctx, a.policy, cfg.Policy.File, e.log)
 	closeChats := func() error {
 		var errs []error
