@@ -105,6 +105,9 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 
 // Status describes a conversation for /status.
 type Status struct {
+	// Busy is true while this engine has a run going for the conversation,
+	// also in the moment it starts, before ActiveRun can be read.
+	Busy             bool
 	ActiveRun        *Run
 	Queued           int
 	PendingApprovals []Approval
@@ -118,6 +121,7 @@ func (e *Engine) Status(ctx context.Context, convKey string) (Status, error) {
 	if s := e.sessions[convKey]; s != nil {
 		st.Queued = len(s.queue)
 		if s.active != nil {
+			st.Busy = true
 			runID = s.active.id
 			st.Queued += len(s.active.steer)
 		}

@@ -252,3 +252,31 @@ func (a *Adapter) Notify(channel string, ap core.Approval) error {
 	a.out.Card(ConvKey("", channel), ap)
 	return nil
 }
+
+// StartThread posts text in channel, opens a thread on it named title, and
+// returns the thread's conversation: a schedule's fire runs there
+// (DESIGN §13).
+func (a *Adapter) StartThread(ctx context.Context, channel, text, title string) (string, error) {
+	var ch *discordgo.Channel
+	var msg *discordgo.Message
+	err := withRetry(ctx, func() error {
+		var err error
+		ch, err = a.dg.Channel(channel, discordgo.WithContext(ctx))
+		return err
+	})
+	if err == nil {
+		err = withRetry(ctx, func() error {
+			var err error
+			msg, err = a.dg.ChannelMessageSend(channel, text, discordgo.WithContext(ctx))
+			return err
+		})
+	}
+	if err != nil {
+		return "", fmt.Errorf("discord: start a thread in %s: %w", channel, err)
+	}
+	thread, err := a.startThread(ctx, channel, msg.ID, title)
+	if err != nil {
+		return "", fmt.Errorf("discord: start a thread in %s: %w", channel, err)
+	}
+	return ConvKey(ch.GuildID, thread), nil
+}

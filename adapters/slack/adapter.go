@@ -283,3 +283,24 @@ func (a *Adapter) Notify(ctx context.Context, channel string, ap core.Approval) 
 	a.sender.Card(ConvKey(me.teamID, channel, ""), ap)
 	return nil
 }
+
+// StartThread posts text as a new message in channel and returns the
+// conversation of its thread: a schedule's fire runs there (DESIGN §13).
+func (a *Adapter) StartThread(ctx context.Context, channel, text string) (string, error) {
+	me, err := a.identify(ctx)
+	if err != nil {
+		return "", fmt.Errorf("slack: start a thread in %s: %w", channel, err)
+	}
+	var ts string
+	err = a.call(ctx, channel, func(ctx context.Context) error {
+		var err error
+		_, ts, err = a.api.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false),
+			slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl())
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("slack: start a thread in %s (is opsgate a member of the channel?): %w", channel, err)
+	}
+	a.known.set(channel, ts, true)
+	return ConvKey(me.teamID, channel, ts), nil
+}

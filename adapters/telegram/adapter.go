@@ -211,3 +211,17 @@ func (a *Adapter) Notify(chat string, ap core.Approval) error {
 	a.sender.Card(ConvKey(a.botID, id, "notify"), ap)
 	return nil
 }
+
+// StartThread posts text in chat and returns a conversation of its own for
+// what follows (a schedule's fire, DESIGN §13): Telegram has no threads,
+// so the fire's run posts in the chat under that key, apart from the
+// chat's current conversation.
+func (a *Adapter) StartThread(ctx context.Context, chat, text string) (string, error) {
+	id, err := strconv.ParseInt(chat, 10, 64)
+	if err != nil {
+		return "", fmt.Errorf("telegram: start a thread in %q: not a chat id", chat)
+	}
+	key := ConvKey(a.botID, id, "s"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	a.sender.Say(key, text)
+	return key, nil
+}

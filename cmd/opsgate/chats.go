@@ -32,6 +32,10 @@ type chat struct {
 	// notify shows an approval's card at a policy's notify target on this
 	// platform (the part after "platform:").
 	notify func(ctx context.Context, target string, a core.Approval) error
+	// thread posts text as a new message at where (a channel or chat) and
+	// returns the conversation that follows it; title names a Discord
+	// thread. Schedules' fires run there.
+	thread func(ctx context.Context, where, text, title string) (string, error)
 }
 
 // healthOf returns the adapter's Health, an optional ability; an adapter
@@ -130,7 +134,10 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 			return nil, err
 		}
 		c := chat{name: "telegram", owns: ad.Owns, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad),
-			notify: func(_ context.Context, target string, a core.Approval) error { return ad.Notify(target, a) }}
+			notify: func(_ context.Context, target string, a core.Approval) error { return ad.Notify(target, a) },
+			thread: func(ctx context.Context, where, text, _ string) (string, error) {
+				return ad.StartThread(ctx, where, text)
+			}}
 		if p := ad.WebhookPath(); p != "" {
 			c.routes = map[string]http.Handler{"POST " + p: ad.WebhookHandler()}
 		}
@@ -146,7 +153,10 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 		if err != nil {
 			return nil, err
 		}
-		c := chat{name: "slack", owns: ad.Owns, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad), notify: ad.Notify}
+		c := chat{name: "slack", owns: ad.Owns, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad), notify: ad.Notify,
+			thread: func(ctx context.Context, where, text, _ string) (string, error) {
+				return ad.StartThread(ctx, where, text)
+			}}
 		if !ad.SocketMode() {
 			c.routes = map[string]http.Handler{"/slack/": ad.Handler()}
 		}
@@ -163,7 +173,8 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 			return nil, err
 		}
 		chats = append(chats, chat{name: "discord", owns: ad.Owns, sender: ad, run: ad.Run, close: ad.Close, health: healthOf(ad),
-			notify: func(_ context.Context, target string, a core.Approval) error { return ad.Notify(target, a) }})
+			notify: func(_ context.Context, target string, a core.Approval) error { return ad.Notify(target, a) },
+			thread: ad.StartThread})
 	}
 	return chats, nil
 }

@@ -41,6 +41,8 @@ Commands:
                   redacted; audit verify checks its hash chain
   policy          check [FILE] validates the policy file; explain shows
                   what it decides for one call (opsgate policy help)
+  schedules       list the schedules and their next fires; schedules run
+                  NAME fires one now and waits for its run
   version         print the version
   help            show this help
 
@@ -93,13 +95,14 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 	cmd, args := args[0], args[1:]
 	commands := map[string]func(context.Context, []string) int{
-		"chat":    e.chat,
-		"serve":   e.serve,
-		"doctor":  e.doctor,
-		"migrate": e.migrate,
-		"audit":   e.audit,
-		"policy":  e.policy,
-		"version": e.version,
+		"chat":      e.chat,
+		"serve":     e.serve,
+		"doctor":    e.doctor,
+		"migrate":   e.migrate,
+		"audit":     e.audit,
+		"policy":    e.policy,
+		"schedules": e.schedules,
+		"version":   e.version,
 	}
 	if cmd == "help" || cmd == "-h" || cmd == "--help" {
 		fmt.Fprint(stdout, usage)

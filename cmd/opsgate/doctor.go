@@ -279,7 +279,13 @@ func (e *env) checkRest(r *report, cfg *config.Config) {
 		r.warn("serve", "%s: opsgate chat works, opsgate serve refuses to start; %s", what, fix)
 	}
 	if len(cfg.Schedules) > 0 {
-		r.warn("sched", "%d schedule(s) configured but schedules are not available in this build yet", len(cfg.Schedules))
+		if scheds, err := buildSchedules(cfg, append(chats, logChat(slog.New(slog.DiscardHandler)))); err != nil {
+			r.fail("sched", "enable the target's platform or change the schedule's target", "%v", err)
+		} else {
+			for _, s := range scheds {
+				r.ok("sched", "%s → %s, next %s", s.Name, s.Target, s.Spec.Next(time.Now()).Format(time.RFC3339))
+			}
+		}
 	}
 	checkPolicy(r, cfg)
 }

@@ -192,7 +192,13 @@ func policyOptions(cfg *config.Config) policy.Options {
 	for _, id := range cfg.Discord.Approvers {
 		platforms["discord"] = append(platforms["discord"], "discord:"+id)
 	}
-	return policy.Options{PlatformApprovers: platforms}
+	scheds := map[string][]string{}
+	for _, s := range cfg.Schedules {
+		if len(s.Approvers) > 0 {
+			scheds[s.Name] = s.Approvers
+		}
+	}
+	return policy.Options{PlatformApprovers: platforms, ScheduleApprovers: scheds}
 }
 
 // parseArgs is parse for a command that takes up to max arguments, with

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/schedule"
 	"log/slog"
 	"net"
 	"net/http"
@@ -54,9 +56,6 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 
-	if len(cfg.Schedules) > 0 {
-		e.log.Warn("schedules are configured but not available in this build yet; they will not run", "count", len(cfg.Schedules))
-	}
 	// Adapters check their configuration before anything is opened, so a
 	// mistake starts nothing.
 	started := time.Now()
@@ -67,7 +66,14 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		e.fail(err)
 		return exitError
 	}
-	a, err := openApp(ctx, cfg, e.log, m.Sender(eventRouter(chats)))
+	// The log target of schedules is routed like a chat, but is none.
+	routed := append(chats[:len(chats):len(chats)], logChat(e.log))
+	scheds, err := buildSchedules(cfg, routed)
+	if err != nil {
+		e.fail(err)
+		return exitError
+	}
+	a, err := openApp(ctx, cfg, e.log, m.Sender(eventRouter(routed)))
 	if err != nil {
 		e.fail(err)
 		return exitError
@@ -98,7 +104,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	go func() { served <- srv.Serve(ln) }()
 
 	// Messages stored before a crash but never handled run first.
-	if n, err := a.engine.Recover(ctx, ownedByAny(chats)); err != nil {
+	if n, err := a.engine.Recover(ctx, ownedByAny(routed)); err != nil {
 		e.log.Error("recovering messages stored before a restart", "err", err)
 	} else if n > 0 {
 		e.log.Info("recovered messages stored before a restart", "count", n)
@@ -115,6 +121,19 @@ func (e *env) serve(ctx context.Context, args []string) int {
 			if err := c.run(runCtx); err != nil {
 				chatErr <- err // adapters prefix their errors with their name
 			}
+		}()
+	}
+	if len(scheds) > 0 {
+		// Both stores keep the ledger (core.FireLedger).
+		ledger, _ := a.store.(core.FireLedger)
+		r := &schedule.Runner{
+			Schedules: scheds, Ledger: ledger, Replica: replicaName(), Log: e.log.With("component", "schedule"),
+			Target: &scheduleTarget{engine: a.engine, store: a.store, chats: routed, toolsets: scheduleToolsets(cfg), log: e.log},
+		}
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			r.Run(runCtx)
 		}()
 	}
 	e.log.Info("opsgate serving", "version", version, "addr", ln.Addr().String(),

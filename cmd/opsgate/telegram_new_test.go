@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -12,36 +10,6 @@ import (
 	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
-
-// serveUntilStopped runs `opsgate serve` in-process until the returned stop is
-// called (which waits for a clean exit).
-func serveUntilStopped(t *testing.T, cfg string, ready *regexp.Regexp) (log *coretest.SyncBuffer, stop func()) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	log = &coretest.SyncBuffer{}
-	var out coretest.SyncBuffer
-	done := make(chan int, 1)
-	go func() { done <- Main(ctx, []string{"serve", "--config", cfg}, nil, &out, log, testEnv()) }()
-	waitLog(t, log, done, ready)
-	stopped := false
-	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		select {
-		case code := <-done:
-			if code != 0 {
-				t.Errorf("serve exited with %d:\n%s", code, log.String())
-			}
-		case <-time.After(15 * time.Second):
-			t.Fatal("serve did not stop")
-		}
-	}
-	t.Cleanup(stop)
-	return log, stop
-}
 
 // waitAnswer waits until chat shows text.
 func waitAnswer(t *testing.T, tg *telegramtest.Server, chat int64, text string, log *coretest.SyncBuffer) {
@@ -70,19 +38,18 @@ func TestTelegramNewSurvivesRestart(t *testing.T) {
 			if store == "postgres" {
 				usePostgres(t, cfg)
 			}
-			ready := regexp.MustCompile(`msg="opsgate serving".*adapters=\[telegram\]`)
 			chat, alice := telegramtest.PrivateChat(42), telegramtest.User(42, "alice")
 
-			log, stop := serveUntilStopped(t, cfg, ready)
+			s := serveConfig(t, cfg)
 			tg.Push(tg.NewTextUpdate(chat, alice, "remember the OLD-INCIDENT in payments"))
-			waitAnswer(t, tg, 42, "Noted the old incident.", log)
+			waitAnswer(t, tg, 42, "Noted the old incident.", s.log)
 			tg.Push(tg.NewTextUpdate(chat, alice, "/new"))
-			waitAnswer(t, tg, 42, "Started a fresh conversation.", log)
-			stop()
+			waitAnswer(t, tg, 42, "Started a fresh conversation.", s.log)
+			s.stop(t)
 
-			log, _ = serveUntilStopped(t, cfg, ready)
+			s = serveConfig(t, cfg)
 			tg.Push(tg.NewTextUpdate(chat, alice, "what do you remember?"))
-			waitAnswer(t, tg, 42, "Fresh start acknowledged.", log)
+			waitAnswer(t, tg, 42, "Fresh start acknowledged.", s.log)
 			reqs := model.Requests()
 			last := string(reqs[len(reqs)-1].Raw)
 			if strings.Contains(last, "OLD-INCIDENT") {

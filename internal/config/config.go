@@ -165,7 +165,17 @@ type Schedule struct {
 	Name   string `yaml:"name"`
 	Cron   string `yaml:"cron"`
 	Prompt string `yaml:"prompt"`
+	// Target is slack:<channel>, telegram:<chat>, discord:<channel> or log.
 	Target string `yaml:"target"`
+	// Toolsets are loaded for the schedule's runs (default:
+	// tools.default_toolsets).
+	Toolsets []string `yaml:"toolsets"`
+	// Approvers may approve the writes a scheduled run proposes (roles,
+	// people or identities); never the schedule itself.
+	Approvers []string `yaml:"approvers"`
+	// CatchUp runs a fire missed while every replica was down, if it is
+	// at most this old (0: never).
+	CatchUp time.Duration `yaml:"catch_up"`
 }
 
 // Defaults returns the configuration used for every key that neither the

@@ -397,7 +397,7 @@ func TestLoadErrors(t *testing.T) {
 		{"schedule cron", "schedules:\n  - {name: x, cron: 'every day', prompt: p, target: 'slack:C1'}", nil,
 			`config: schedules[0].cron: "every day" is not a cron spec (5 fields such as "0 9 * * 1-5", or @daily, @every 1h)`},
 		{"schedule target", "schedules:\n  - {name: x, cron: '@daily', prompt: p, target: C1}", nil,
-			`config: schedules[0].target: "C1" is not PLATFORM:ID with PLATFORM one of telegram, slack, discord (e.g. slack:C0123456)`},
+			`config: schedules[0].target: "C1" is not log or PLATFORM:ID with PLATFORM one of telegram, slack, discord (e.g. slack:C0123456)`},
 		{"schedule duplicate", "schedules:\n  - {name: x, cron: '@daily', prompt: p, target: 'slack:C1'}\n  - {name: x, cron: '@hourly', prompt: p, target: 'slack:C1'}", nil,
 			`config: schedules[1].name: "x" is already the name of schedules[0]; names must be unique`},
 		{"key set twice", "llm:\n  model: a\n  model: b", nil,

@@ -196,8 +196,11 @@ func (c *Config) validateSchedules() error {
 			return c.errorf(p+".prompt", "must be set: it is the message the schedule sends")
 		}
 		platform, id, _ := strings.Cut(s.Target, ":")
-		if !slices.Contains([]string{"telegram", "slack", "discord"}, platform) || id == "" {
-			return c.errorf(p+".target", "%q is not PLATFORM:ID with PLATFORM one of telegram, slack, discord (e.g. slack:C0123456)", s.Target)
+		if s.Target != "log" && (!slices.Contains([]string{"telegram", "slack", "discord"}, platform) || id == "") {
+			return c.errorf(p+".target", "%q is not log or PLATFORM:ID with PLATFORM one of telegram, slack, discord (e.g. slack:C0123456)", s.Target)
+		}
+		if s.CatchUp < 0 {
+			return c.errorf(p+".catch_up", "must not be negative")
 		}
 	}
 	return nil

@@ -70,6 +70,9 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"ApplyAllOrNothing", testApplyAllOrNothing},
 		{"ApplyEmpty", testApplyEmpty},
 		{"ApplyConcurrent", testApplyConcurrent},
+		{"FireClaimedOnce", testFireClaimedOnce},
+		{"FireClaimConcurrent", testFireClaimConcurrent},
+		{"FireSkippedWhileRunning", testFireSkippedWhileRunning},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

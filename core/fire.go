@@ -1,0 +1,43 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// FireLedger records the fires of schedules (DESIGN §13) so that each fire
+// runs exactly once across every process sharing the store. Both stores
+// implement it; it is not part of Store because the engine never needs it.
+type FireLedger interface {
+	// ClaimFire records fire f (Name, At, By) if no process did before:
+	// won is false when the fire was claimed already, by anyone. A won
+	// fire is recorded as skipped (skipped=true, Outcome FireSkipped) when
+	// the latest earlier fire of the schedule is still running and was
+	// claimed after busySince: the caller must not run it, only say so.
+	ClaimFire(ctx context.Context, f Fire, busySince time.Time) (won, skipped bool, err error)
+	// FinishFire records how a claimed fire ended and the conversation it
+	// ran in.
+	FinishFire(ctx context.Context, name string, at time.Time, convKey, outcome string) error
+	// Fires returns the recorded fires of a schedule, the latest first, at
+	// most limit (0: all).
+	Fires(ctx context.Context, name string, limit int) ([]Fire, error)
+}
+
+// Fire is one fire of a schedule.
+type Fire struct {
+	Name       string
+	At         time.Time // the fire time the schedule computed
+	By         string    // the process (replica) that claimed it
+	ClaimedAt  time.Time
+	ConvKey    string
+	Outcome    string // FireRunning, FireDone, FireSkipped, FireFailed
+	FinishedAt time.Time
+}
+
+// Fire outcomes.
+const (
+	FireRunning = "running"
+	FireDone    = "done"
+	FireSkipped = "skipped"
+	FireFailed  = "failed"
+)
