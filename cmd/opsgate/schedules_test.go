@@ -167,3 +167,39 @@ func TestScheduledWriteGoesToTheSchedulesApprovers(t *testing.T) {
 		t.Errorf("the MCP server ran %+v, want scale_deployment once", calls)
 	}
 }
+
+// `opsgate schedules` lists the next fires; `schedules run NAME` fires one
+// now in its own process, on SQLite, and exits 0 when its run completed.
+func TestSchedulesListAndRun(t *testing.T) {
+	dir := t.TempDir()
+	model := llmfake.New(t)
+	model.Push(llmfake.Reply{Text: "All 12 nodes are Ready."}, llmfake.Reply{Status: 400, ErrorMessage: "model not loaded"})
+	cfg := writeConfig(t, dir, model.URL, "", "schedules:\n  - {name: health, cron: '@every 1h', prompt: 'how are the nodes?', target: log}\n")
+
+	code, stdout, stderr := runMain(t, testEnv(), "schedules", "--config", cfg)
+	if code != exitOK || !strings.Contains(stdout, `health  "@every 1h" → log`) || strings.Count(stdout, "  next ") != 3 {
+		t.Fatalf("schedules: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	code, stdout, stderr = runMain(t, testEnv(), "schedules", "run", "health", "--config", cfg)
+	if code != exitOK || !strings.Contains(stderr, "schedule health ran in schedule:health:") {
+		t.Fatalf("schedules run: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if n := len(model.Requests()); n != 1 {
+		t.Errorf("model requests = %d, want 1", n)
+	}
+	if got := string(model.Requests()[0].Raw); !strings.Contains(got, "how are the nodes?") {
+		t.Errorf("the model was not sent the schedule's prompt:\n%s", got)
+	}
+
+	// A run that fails exits 1 and says why.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second))) // a new fire second
+	code, _, stderr = runMain(t, testEnv(), "schedules", "run", "health", "--config", cfg)
+	if code != exitError || !strings.Contains(stderr, "model not loaded") {
+		t.Errorf("schedules run of a failing run: exit %d, stderr:\n%s", code, stderr)
+	}
+	code, _, stderr = runMain(t, testEnv(), "schedules", "run", "nope", "--config", cfg)
+	if code != exitError || !strings.Contains(stderr, `no schedule named "nope"`) {
+		t.Errorf("schedules run nope: exit %d, stderr:\n%s", code, stderr)
+	}
+}
