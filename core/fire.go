@@ -41,3 +41,24 @@ const (
 	FireSkipped = "skipped"
 	FireFailed  = "failed"
 )
+
+// Leaser hands out named leases, each held by at most one process at a
+// time: the Telegram poller and the Discord gateway run only where their
+// lease is held (DESIGN §12). A lease ends when its holder releases it or
+// dies (even by kill -9); the stores tie it to something the operating
+// system or the database server frees with the process. Both stores
+// implement it.
+type Leaser interface {
+	// TryLease takes the lease name if nobody holds it; ok is false when
+	// another process does.
+	TryLease(ctx context.Context, name string) (l Lease, ok bool, err error)
+}
+
+// Lease is a held lease.
+type Lease interface {
+	// Lost is closed when the lease can no longer be vouched for (the
+	// connection that holds it broke): stop what it guards.
+	Lost() <-chan struct{}
+	// Release gives the lease up.
+	Release()
+}

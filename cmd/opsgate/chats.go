@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"github.com/opsgate/opsgate/adapters/discord"
 	"github.com/opsgate/opsgate/adapters/slack"
@@ -36,6 +37,11 @@ type chat struct {
 	// returns the conversation that follows it; title names a Discord
 	// thread. Schedules' fires run there.
 	thread func(ctx context.Context, where, text, title string) (string, error)
+	// lease, when set, names the lease this adapter's run needs: it
+	// receives updates on one replica at a time (see leased).
+	lease string
+	// standby is true while another replica holds lease.
+	standby *atomic.Bool
 }
 
 // healthOf returns the adapter's Health, an optional ability; an adapter
@@ -140,6 +146,10 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 			}}
 		if p := ad.WebhookPath(); p != "" {
 			c.routes = map[string]http.Handler{"POST " + p: ad.WebhookHandler()}
+		} else {
+			// One poller per bot token: getUpdates on two replicas would
+			// split (and conflict over) the updates.
+			c.lease = "telegram:" + strings.SplitN(tc.Token, ":", 2)[0]
 		}
 		chats = append(chats, c)
 	}
@@ -174,7 +184,9 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 		}
 		chats = append(chats, chat{name: "discord", owns: ad.Owns, sender: ad, run: ad.Run, close: ad.Close, health: healthOf(ad),
 			notify: func(_ context.Context, target string, a core.Approval) error { return ad.Notify(target, a) },
-			thread: ad.StartThread})
+			thread: ad.StartThread,
+			// One gateway session per bot.
+			lease: "discord:" + cfg.Discord.ApplicationID})
 	}
 	return chats, nil
 }

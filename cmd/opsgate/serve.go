@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/opsgate/opsgate/internal/metrics"
@@ -79,6 +80,18 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		return exitError
 	}
 	ref.e, ref.red, ref.store = a.engine, a.red, a.store
+	if leaser, ok := a.store.(core.Leaser); ok {
+		for i := range chats {
+			if chats[i].lease == "" {
+				continue
+			}
+			c := chats[i] // with the adapter's own run and health
+			c.standby = &atomic.Bool{}
+			chats[i].standby = c.standby
+			chats[i].health = standbyHealth(&c)
+			chats[i].run = func(ctx context.Context) error { return leased(ctx, leaser, &c, e.log.With("adapter", c.name)) }
+		}
+	}
 	reloadPolicyOnHUP(ctx, a.policy, cfg.Policy.File, e.log)
 	closeChats := func() error {
 		var errs []error

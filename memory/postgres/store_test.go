@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -119,4 +120,40 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 	if applied, err := s.Migrate(t.Context()); err != nil || len(applied) != 0 {
 		t.Fatalf("Migrate after Open = %v, %v; want nothing to apply", applied, err)
 	}
+}
+
+func TestLeases(t *testing.T) {
+	url := pgtest.DB(t)
+	storetest.RunLeases(t, open(t, url), open(t, url))
+}
+
+// A lease is lost when the server goes away, and free again for another
+// holder when its holder's connection ends.
+func TestLeaseLostWhenItsConnectionDies(t *testing.T) {
+	url := pgtest.DB(t)
+	a, b := open(t, url), open(t, url)
+	l, ok, err := a.TryLease(t.Context(), "telegram:1")
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	// Kill the lease's backend as a dead replica's would end.
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	if _, err := conn.Exec(t.Context(), `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()`); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-l.Lost():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the lease was not reported lost after its connection died")
+	}
+	l2, ok, err := b.TryLease(t.Context(), "telegram:1")
+	if err != nil || !ok {
+		t.Fatalf("TryLease after the holder died = %v, %v", ok, err)
+	}
+	l2.Release()
+	l.Release()
 }

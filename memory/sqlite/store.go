@@ -21,8 +21,9 @@ import (
 // Store is the SQLite implementation of core.Store. It is safe for
 // concurrent use, also with other Stores (processes) on the same file.
 type Store struct {
-	w *pool // exactly one connection: every write goes through it
-	r *pool // read-only connections
+	path string
+	w    *pool // exactly one connection: every write goes through it
+	r    *pool // read-only connections
 }
 
 var _ core.Store = (*Store)(nil)
@@ -85,7 +86,7 @@ func open(ctx context.Context, path string) (*Store, error) {
 	readers := max(4, runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers) // a new connection costs an open and its pragmas
-	s := &Store{w: newPool(w), r: newPool(r)}
+	s := &Store{path: path, w: newPool(w), r: newPool(r)}
 	if _, err := s.Migrate(ctx); err != nil {
 		s.Close()
 		return nil, err

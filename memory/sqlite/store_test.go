@@ -298,3 +298,18 @@ func TestMigrationBackfillsConversationActivity(t *testing.T) {
 		t.Errorf("conversations after migrating (-want +got, µs after t0):\n%s", d)
 	}
 }
+
+func TestLeases(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "opsgate.db")
+	a, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	storetest.RunLeases(t, a, b)
+}
