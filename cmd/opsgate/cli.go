@@ -43,6 +43,8 @@ Commands:
                   what it decides for one call (opsgate policy help)
   schedules       list the schedules and their next fires; schedules run
                   NAME fires one now and waits for its run
+  healthcheck     exit 0 when the local serve's /healthz answers 200 (for
+                  container health checks)
   version         print the version
   help            show this help
 
@@ -95,14 +97,15 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 	cmd, args := args[0], args[1:]
 	commands := map[string]func(context.Context, []string) int{
-		"chat":      e.chat,
-		"serve":     e.serve,
-		"doctor":    e.doctor,
-		"migrate":   e.migrate,
-		"audit":     e.audit,
-		"policy":    e.policy,
-		"schedules": e.schedules,
-		"version":   e.version,
+		"chat":        e.chat,
+		"serve":       e.serve,
+		"doctor":      e.doctor,
+		"migrate":     e.migrate,
+		"audit":       e.audit,
+		"policy":      e.policy,
+		"schedules":   e.schedules,
+		"healthcheck": e.healthcheck,
+		"version":     e.version,
 	}
 	if cmd == "help" || cmd == "-h" || cmd == "--help" {
 		fmt.Fprint(stdout, usage)
