@@ -197,6 +197,24 @@ func (e *Engine) maybeResume(ctx context.Context, runID string) {
 			return
 		}
 	}
+	// With replicas, the run resumes where its conversation is held.
+	for e.coord != nil {
+		held, err := e.claim(ctx, cp.ConvKey)
+		if err != nil {
+			e.log.Error("claim a conversation to resume its run", "run", runID, "err", err)
+			return
+		}
+		if held {
+			break
+		}
+		delivered, err := e.coord.Signal(ctx, Signal{Kind: SignalResume, ConvKey: cp.ConvKey, RunID: runID})
+		if err != nil {
+			e.log.Error("signal a resume to the conversation's holder", "run", runID, "err", err)
+		}
+		if delivered || err != nil {
+			return
+		}
+	}
 	cp, err = e.store.ClaimCheckpoint(ctx, runID)
 	if err != nil {
 		return

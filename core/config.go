@@ -119,6 +119,9 @@ type Deps struct {
 	Retriever Retriever    // default NoMemory
 	Logger    *slog.Logger // default slog.Default()
 	Now       func() time.Time
+	// Coordinator shares conversations with other replicas; nil when this
+	// process is the only one.
+	Coordinator Coordinator
 }
 
 // Limiter admits or refuses a person's next message. Allow records an

@@ -31,6 +31,12 @@ type Engine struct {
 	sendErrors atomic.Int64
 	statsMu    sync.Mutex
 	runs       map[RunStatus]int64
+
+	// coord shares conversations with other engines (nil: one process).
+	coord Coordinator
+	// routed remembers the messages this engine routed (conversation and
+	// message id → when), so that a message is never run twice here.
+	routed map[string]time.Time
 }
 
 // NewEngine checks the configuration and returns an engine; it starts nothing.
@@ -57,6 +63,8 @@ func NewEngine(cfg Config, d Deps) (*Engine, error) {
 		sessions: map[string]*session{},
 		busy:     newBusyCounter(),
 		runs:     map[RunStatus]int64{},
+		coord:    d.Coordinator,
+		routed:   map[string]time.Time{},
 	}, nil
 }
 
@@ -64,6 +72,9 @@ func NewEngine(cfg Config, d Deps) (*Engine, error) {
 // Handle and Decide and do not need Run; without it, expiry is still
 // enforced when a late decision arrives.
 func (e *Engine) Run(ctx context.Context) error {
+	if e.coord != nil {
+		go e.coordinate(ctx)
+	}
 	t := time.NewTicker(e.cfg.ExpirySweep)
 	defer t.Stop()
 	for {

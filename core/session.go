@@ -97,7 +97,17 @@ func (e *Engine) Handle(ctx context.Context, in Inbound) error {
 		e.log.Info("duplicate inbound message ignored", "conv", in.ConvKey, "message_id", in.MessageID)
 		return nil
 	}
-	e.route(ctx, in)
+	held, err := e.claim(ctx, in.ConvKey)
+	switch {
+	case err != nil:
+		// Stored: the sweep runs it once the conversation can be claimed.
+		e.log.Error("claim the conversation of a message; it runs later", "conv", in.ConvKey, "err", err)
+	case !held:
+		e.handOver(ctx, in)
+	case e.firstRoute(in):
+		e.log.Debug("message routed here", "conv", in.ConvKey, "message_id", in.MessageID)
+		e.route(ctx, in)
+	}
 	return nil
 }
 
@@ -113,6 +123,9 @@ func (e *Engine) Recover(ctx context.Context, match func(convKey string) bool) (
 	for _, in := range pending {
 		if match != nil && !match(in.ConvKey) {
 			continue
+		}
+		if held, err := e.claim(ctx, in.ConvKey); err != nil || !held || !e.firstRoute(in) {
+			continue // its holder runs it, or the sweep does later
 		}
 		e.log.Info("running a message stored before a restart", "conv", in.ConvKey, "message_id", in.MessageID)
 		e.route(ctx, in)
@@ -167,6 +180,22 @@ func IsStopCommand(text string) bool {
 // reports whether there was anything to stop. A run started after Stop
 // returns is not affected.
 func (e *Engine) Stop(ctx context.Context, convKey string) bool {
+	if e.stopLocal(ctx, convKey) {
+		return true
+	}
+	if e.coord == nil {
+		return false
+	}
+	// The run may be going on another replica.
+	delivered, err := e.coord.Signal(ctx, Signal{Kind: SignalStop, ConvKey: convKey})
+	if err != nil {
+		e.log.Error("signal a stop to the conversation's holder", "conv", convKey, "err", err)
+	}
+	return delivered
+}
+
+// stopLocal is Stop for what runs or waits in this engine.
+func (e *Engine) stopLocal(ctx context.Context, convKey string) bool {
 	e.mu.Lock()
 	did := false
 	var dropped []Inbound
@@ -227,6 +256,7 @@ func (e *Engine) drive(s *session, a *activeRun, j job) {
 			s.active = nil
 			s.queue = nil
 			e.mu.Unlock()
+			e.becameIdle(s.key)
 			return
 		}
 		j = s.queue[0]

@@ -2,6 +2,7 @@ package slack
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -62,8 +63,10 @@ func (t *threads) lookup(channel, ts string) (mine, known bool) {
 }
 
 // inBotThread reports whether the bot is part of a thread: it started or
-// joined it in this process, or it posted in it (conversations.replies,
-// which survives restarts).
+// joined it in this process, or (conversations.replies, which survives
+// restarts and is the same on every replica) it posted in it or the
+// thread starts with a mention of it — another replica may have taken the
+// mention and not answered yet.
 func (a *Adapter) inBotThread(ctx context.Context, me identity, channel, thread string) bool {
 	if mine, ok := a.known.lookup(channel, thread); ok {
 		return mine
@@ -80,8 +83,9 @@ func (a *Adapter) inBotThread(ctx context.Context, me identity, channel, thread 
 		return false
 	}
 	mine := false
-	for _, m := range msgs {
-		if m.User == me.userID || (me.botID != "" && m.BotID == me.botID) {
+	for i, m := range msgs {
+		if m.User == me.userID || (me.botID != "" && m.BotID == me.botID) ||
+			i == 0 && m.Timestamp == thread && strings.Contains(m.Text, "<@"+me.userID+">") {
 			mine = true
 			break
 		}

@@ -26,7 +26,19 @@ type app struct {
 	policy *policy.Holder
 	// red is the redactor of everything shown to people.
 	red *redact.Redactor
+	// closeCoord ends this replica's coordination with the others.
+	closeCoord func()
 }
+
+type appOptions struct {
+	replica string
+}
+
+type appOption func(*appOptions)
+
+// asReplica makes the engine share conversations with the other replicas
+// on the store, when the store can (PostgreSQL), as replica name.
+func asReplica(name string) appOption { return func(o *appOptions) { o.replica = name } }
 
 // newModel builds the LLM client; it touches no network.
 func newModel(cfg *config.Config) (*llm.Client, error) {
@@ -82,7 +94,11 @@ func serverNames(cfg *config.Config) []string {
 // with sender as its event sink. The policy file (policy.file; without
 // one, today's defaults with each platform's approvers) is the engine's one
 // decision point for approvals.
-func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender core.EventSender) (*app, error) {
+func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender core.EventSender, opts ...appOption) (*app, error) {
+	var o appOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	model, err := newModel(cfg)
 	if err != nil {
 		return nil, err
@@ -115,19 +131,26 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	if pol.Redact().ModelInput {
 		ecfg.RedactToolResult = red.String
 	}
+	var coord core.Coordinator
+	closeCoord := func() {}
+	if c, ok := store.(coordinated); ok && o.replica != "" {
+		coord, closeCoord = c.Coordinator(o.replica, log.With("component", "coordinator"))
+	}
 	engine, err := core.NewEngine(ecfg, core.Deps{
-		Model:  model,
-		Tools:  host,
-		Store:  store,
-		Sender: sender,
-		Logger: log.With("component", "engine"),
+		Model:       model,
+		Tools:       host,
+		Store:       store,
+		Sender:      sender,
+		Logger:      log.With("component", "engine"),
+		Coordinator: coord,
 	})
 	if err != nil {
+		closeCoord()
 		host.Close()
 		store.Close()
 		return nil, err
 	}
-	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder, red: red}, nil
+	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder, red: red, closeCoord: closeCoord}, nil
 }
 
 // shutdown lets runs finish or checkpoint (until ctx ends), runs then (the
@@ -145,6 +168,9 @@ func (a *app) shutdown(ctx context.Context, then ...func() error) error {
 	}
 	if err := a.tools.Close(); err != nil {
 		errs = append(errs, err)
+	}
+	if a.closeCoord != nil {
+		a.closeCoord()
 	}
 	if err := a.store.Close(); err != nil {
 		errs = append(errs, err)

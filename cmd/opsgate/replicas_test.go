@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/opsgate/opsgate/adapters/slack/slacktest"
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
+	"github.com/opsgate/opsgate/core/coretest/mcpfake"
 )
 
 // Issue 11, acceptance 2 (the lease part): two `opsgate serve` processes
@@ -50,5 +56,203 @@ func TestTelegramPollerTakeoverAfterKill9(t *testing.T) {
 	}
 	if n != 1 || len(model.Requests()) != 2 {
 		t.Errorf("after the takeover: %d answers, %d model requests; want 1 and 2 in all", n, len(model.Requests()))
+	}
+}
+
+// slackReplicas starts two replicas of the real binary on one Postgres,
+// both connected to the Slack fake by Socket Mode: connection 0 is a's,
+// connection 1 is b's.
+func slackReplicas(t *testing.T, model *llmfake.Server, mcpURL, extra string) (sl *slacktest.Server, a, b *replica, dbURL string) {
+	t.Helper()
+	dir := t.TempDir()
+	sl = slacktest.New(t)
+	sl.AddUser("U0ALICE", "alice")
+	sl.AddUser("U0BOB", "bob")
+	cfg := writeConfig(t, dir, model.URL, mcpURL, fmt.Sprintf(
+		"slack:\n  bot_token: %s\n  app_token: %s\n  api_url: %s\n  channels: [\"*\"]\n  approvers: [U0BOB]\n",
+		slacktest.BotToken, slacktest.AppToken, sl.APIURL())+extra)
+	dbURL = usePostgres(t, cfg)
+	a = startReplica(t, dir, cfg, "a")
+	waitFor(t, 15*time.Second, "replica a's Socket Mode connection", func() bool { return sl.Connections() == 1 })
+	b = startReplica(t, dir, cfg, "b")
+	waitFor(t, 15*time.Second, "replica b's Socket Mode connection", func() bool { return sl.Connections() == 2 })
+	return sl, a, b, dbURL
+}
+
+// Issue 11, acceptance 4: an approval requested while replica A ran the
+// conversation is decided through replica B: the tool runs once; /stop
+// sent to B stops a run on A within 1 s.
+func TestDecisionAndStopThroughAnotherReplica(t *testing.T) {
+	model := llmfake.New(t)
+	k8s := mcpfake.New()
+	hold := make(chan struct{})
+	model.Push(
+		llmfake.Reply{ToolCalls: []llmfake.ToolCall{{ID: "c0", Name: "load_toolset", Arguments: `{"toolset":"k8s","include_write_tools":true}`}}},
+		llmfake.Reply{ToolCalls: []llmfake.ToolCall{{ID: "c1", Name: "scale_deployment", Arguments: `{"name":"web","replicas":3}`}}},
+		llmfake.Reply{Text: "Web runs 3 replicas now."},
+		// Streams its first word, then holds until the client goes away.
+		llmfake.Reply{Text: "Looking at every pod in every namespace", Hold: hold},
+	)
+	defer close(hold)
+	sl, _, _, dbURL := slackReplicas(t, model, k8s.ServeHTTP(t), "")
+
+	root, ev := sl.Mention("C0OPS", "U0ALICE", "scale web to 3", "")
+	sl.SendEventOn(t, 0, ev) // to replica a
+	var card slacktest.Message
+	sl.Eventually(t, "the approval card", func() bool {
+		for _, m := range sl.Messages("C0OPS", root, nil) {
+			if _, ok := m.Button("approve"); ok {
+				card = m
+				return true
+			}
+		}
+		return false
+	})
+	approve, _ := card.Button("approve")
+	sl.SendClickOn(t, 1, sl.Click("U0BOB", "bob", card, approve)) // to replica b
+	sl.Eventually(t, "the answer after the approval", func() bool {
+		for _, m := range sl.BotReplies("C0OPS", root) {
+			if strings.Contains(m.Plain(), "Web runs 3 replicas now.") {
+				return true
+			}
+		}
+		return false
+	})
+	if calls := k8s.Calls(); len(calls) != 1 {
+		t.Fatalf("the tool ran %d times, want once: %+v", len(calls), calls)
+	}
+
+	// A slow run in the thread on a; "stop" reaches b.
+	_, ev = sl.Say("C0OPS", "U0ALICE", "now check every pod", root)
+	sl.SendEventOn(t, 0, ev)
+	sl.Eventually(t, "the slow reply to stream", func() bool {
+		for _, m := range sl.BotReplies("C0OPS", root) {
+			if strings.Contains(m.Plain(), "Looking") {
+				return true
+			}
+		}
+		return false
+	})
+	_, ev = sl.Say("C0OPS", "U0ALICE", "stop", root)
+	sent := time.Now()
+	sl.SendEventOn(t, 1, ev)
+	var stoppedAfter time.Duration
+	sl.Eventually(t, "the run on a to stop", func() bool {
+		for _, m := range sl.BotReplies("C0OPS", root) {
+			if strings.Contains(m.Plain(), "Stopped.") {
+				stoppedAfter = time.Since(sent)
+				return true
+			}
+		}
+		return false
+	})
+	// When the run ended, as the replica that ran it recorded it (the
+	// thread shows it at the next edit Slack allows, up to 1 s later).
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var status string
+	var ended time.Time
+	if err := conn.QueryRow(context.Background(), `SELECT status, ended_at FROM runs
+		WHERE conv_key = $1 ORDER BY started_at DESC LIMIT 1`, "slack:"+slacktest.TeamID+":C0OPS:"+root).Scan(&status, &ended); err != nil {
+		t.Fatal(err)
+	}
+	took := ended.Sub(sent)
+	t.Logf("stop through replica b: the run on replica a ended %s later (shown in Slack after %s)", took.Round(time.Millisecond), stoppedAfter.Round(time.Millisecond))
+	if status != "stopped" || took > time.Second {
+		t.Errorf("the last run is %s, %s after the stop; want stopped within 1 s", status, took)
+	}
+}
+
+// Issue 11, acceptance 3: two replicas on one Postgres, both connected by
+// Socket Mode; 50 messages in 10 threads spread over both connections:
+// each is answered exactly once, and each thread's runs are strictly one
+// at a time (followup mode: a run per message).
+func TestSlackMessagesOverTwoReplicasRunOncePerThreadInOrder(t *testing.T) {
+	model := llmfake.New(t)
+	for i := range 50 {
+		model.Push(llmfake.Reply{Text: fmt.Sprintf("answer-%02d", i), FirstTokenDelay: 50 * time.Millisecond})
+	}
+	sl, _, _, dbURL := slackReplicas(t, model, "", "session:\n  queue_mode: followup\n")
+
+	var roots []string
+	for i := range 10 {
+		root, ev := sl.Mention("C0OPS", "U0ALICE", fmt.Sprintf("thread %d message 0", i), "")
+		sl.SendEventOn(t, i%2, ev)
+		roots = append(roots, root)
+	}
+	for j := 1; j < 5; j++ {
+		for i, root := range roots {
+			_, ev := sl.Say("C0OPS", "U0ALICE", fmt.Sprintf("thread %d message %d", i, j), root)
+			sl.SendEventOn(t, (i+j)%2, ev)
+		}
+	}
+	answers := func(root string) int {
+		n := 0
+		for _, m := range sl.BotReplies("C0OPS", root) {
+			n += strings.Count(m.Plain(), "answer-")
+		}
+		return n
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		total := 0
+		var per []int
+		for _, r := range roots {
+			per = append(per, answers(r))
+			total += per[len(per)-1]
+		}
+		if total >= 50 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d answers after 90 s, want 50: per thread %v; model requests %d", total, per, len(model.Requests()))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // anything extra would show now
+	for i, r := range roots {
+		if n := answers(r); n != 5 {
+			t.Errorf("thread %d: %d answers, want 5", i, n)
+		}
+	}
+	if n := len(model.Requests()); n != 50 {
+		t.Errorf("model requests = %d, want 50", n)
+	}
+
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for i, r := range roots {
+		rows, err := conn.Query(context.Background(), `SELECT started_at, ended_at, status FROM runs
+			WHERE conv_key = $1 ORDER BY started_at`, "slack:"+slacktest.TeamID+":C0OPS:"+r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var prevEnd time.Time
+		n := 0
+		for rows.Next() {
+			var start, end time.Time
+			var status string
+			if err := rows.Scan(&start, &end, &status); err != nil {
+				t.Fatal(err)
+			}
+			if status != "done" {
+				t.Errorf("thread %d: a run ended %s", i, status)
+			}
+			if start.Before(prevEnd) {
+				t.Errorf("thread %d: a run started at %s, before the previous one ended at %s", i, start, prevEnd)
+			}
+			prevEnd = end
+			n++
+		}
+		rows.Close()
+		if n != 5 {
+			t.Errorf("thread %d: %d runs, want 5", i, n)
+		}
 	}
 }

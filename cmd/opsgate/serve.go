@@ -74,7 +74,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		e.fail(err)
 		return exitError
 	}
-	a, err := openApp(ctx, cfg, e.log, m.Sender(eventRouter(routed)))
+	a, err := openApp(ctx, cfg, e.log, m.Sender(eventRouter(routed)), asReplica(replicaName()))
 	if err != nil {
 		e.fail(err)
 		return exitError

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/internal/config"
@@ -13,6 +14,10 @@ import (
 type (
 	pinger interface {
 		Ping(ctx context.Context) error
+	}
+	// coordinated stores let replicas share conversations (DESIGN §12).
+	coordinated interface {
+		Coordinator(replica string, log *slog.Logger) (core.Coordinator, func())
 	}
 	migrator interface {
 		Migrate(ctx context.Context) (applied []string, err error)

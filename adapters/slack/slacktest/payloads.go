@@ -141,3 +141,16 @@ func (s *Server) SendClick(t testing.TB, payload []byte) string {
 	t.Helper()
 	return s.SendEnvelope(t, "interactive", json.RawMessage(payload), 0)
 }
+
+// SendEventOn is SendEvent on the i-th open connection (SendEnvelopeOn).
+func (s *Server) SendEventOn(t testing.TB, i int, event map[string]any) (envelopeID, eventID string) {
+	t.Helper()
+	eventID, body := s.EventCallback(event)
+	return s.SendEnvelopeOn(t, i, "events_api", json.RawMessage(body)), eventID
+}
+
+// SendClickOn is SendClick on the i-th open connection (SendEnvelopeOn).
+func (s *Server) SendClickOn(t testing.TB, i int, payload []byte) string {
+	t.Helper()
+	return s.SendEnvelopeOn(t, i, "interactive", json.RawMessage(payload))
+}

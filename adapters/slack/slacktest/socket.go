@@ -248,3 +248,30 @@ func (s *Server) echoMessage(m Message) {
 	_, body := s.EventCallback(ev)
 	_, _ = s.sendEnvelope(c, "events_api", json.RawMessage(body), 0)
 }
+
+// Connections returns how many Socket Mode connections are open.
+func (s *Server) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
+// SendEnvelopeOn is SendEnvelope on the i-th open connection, oldest first:
+// Slack spreads a workspace's events over every open connection, and a
+// test with several clients (replicas) picks which one gets each.
+func (s *Server) SendEnvelopeOn(t testing.TB, i int, typ string, payload any) string {
+	t.Helper()
+	s.mu.Lock()
+	if i < 0 || i >= len(s.conns) {
+		n := len(s.conns)
+		s.mu.Unlock()
+		t.Fatalf("slacktest: no connection %d (%d open)", i, n)
+	}
+	c := s.conns[i]
+	s.mu.Unlock()
+	id, err := s.sendEnvelope(c, typ, payload, 0)
+	if err != nil {
+		t.Fatalf("slacktest: send %s envelope on connection %d: %v", typ, i, err)
+	}
+	return id
+}

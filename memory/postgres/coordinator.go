@@ -1,0 +1,207 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/opsgate/opsgate/core"
+)
+
+// holdFor is how long a conversation stays held without a heartbeat: a
+// dead replica's conversations are free again after at most this long.
+const holdFor = 15 * time.Second
+
+// signalChannel is the LISTEN/NOTIFY channel of every replica; a payload
+// names the replica it is for.
+const signalChannel = "opsgate_signals"
+
+// Coordinator is core.Coordinator over PostgreSQL: conversations are held
+// in conv_holders with a heartbeat, and signals travel by NOTIFY on a
+// connection of its own, re-synced from the tables after a reconnect.
+type Coordinator struct {
+	s       *Store
+	replica string
+	log     *slog.Logger
+	signals chan core.Signal
+	cancel  context.CancelFunc
+	done    sync.WaitGroup
+}
+
+var _ core.Coordinator = (*Coordinator)(nil)
+
+// Coordinator starts the coordination of this replica (named replica, which
+// must be unique among live replicas) until Close.
+func (s *Store) Coordinator(replica string, log *slog.Logger) (core.Coordinator, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Coordinator{s: s, replica: replica, log: log, signals: make(chan core.Signal, 256), cancel: cancel}
+	c.done.Add(2)
+	go func() { defer c.done.Done(); c.heartbeat(ctx) }()
+	go func() { defer c.done.Done(); c.listen(ctx) }()
+	return c, c.Close
+}
+
+// Close stops the heartbeat and the listener and releases every
+// conversation this replica holds.
+func (c *Coordinator) Close() {
+	c.cancel()
+	c.done.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = c.s.inTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `DELETE FROM conv_holders WHERE holder = $1`, c.replica)
+		return err
+	})
+}
+
+// Claim takes the conversation unless another replica holds it and is
+// alive (its heartbeat renewed the hold).
+func (c *Coordinator) Claim(ctx context.Context, convKey string) (bool, error) {
+	var held bool
+	err := c.s.inTx(ctx, func(tx pgx.Tx) error {
+		var holder string
+		err := tx.QueryRow(ctx, `INSERT INTO conv_holders (conv_key, holder, expires_at)
+			VALUES ($1, $2, now() + $3::interval)
+			ON CONFLICT (conv_key) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+			WHERE conv_holders.holder = excluded.holder OR conv_holders.expires_at < now()
+			RETURNING holder`, convKey, c.replica, holdFor.String()).Scan(&holder)
+		if errors.Is(err, pgx.ErrNoRows) {
+			held = false
+			return nil
+		}
+		held = err == nil
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("postgres: claim %s: %w", convKey, err)
+	}
+	return held, nil
+}
+
+// Release gives the conversation up.
+func (c *Coordinator) Release(ctx context.Context, convKey string) {
+	err := c.s.inTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `DELETE FROM conv_holders WHERE conv_key = $1 AND holder = $2`, convKey, c.replica)
+		return err
+	})
+	if err != nil {
+		c.log.Warn("release a conversation (it expires by itself)", "conv", convKey, "err", err)
+	}
+}
+
+type signalPayload struct {
+	To string `json:"to"`
+	core.Signal
+}
+
+// Signal notifies the live holder of sig.ConvKey.
+func (c *Coordinator) Signal(ctx context.Context, sig core.Signal) (bool, error) {
+	delivered := false
+	err := c.s.inTx(ctx, func(tx pgx.Tx) error {
+		var holder string
+		err := tx.QueryRow(ctx, `SELECT holder FROM conv_holders WHERE conv_key = $1 AND expires_at > now()`, sig.ConvKey).Scan(&holder)
+		if errors.Is(err, pgx.ErrNoRows) || err == nil && holder == c.replica {
+			delivered = false
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		b, err := json.Marshal(signalPayload{To: holder, Signal: sig})
+		if err != nil {
+			return err
+		}
+		// Delivered at commit.
+		_, err = tx.Exec(ctx, `SELECT pg_notify($1, $2)`, signalChannel, string(b))
+		delivered = err == nil
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("postgres: signal %s to the holder of %s: %w", sig.Kind, sig.ConvKey, err)
+	}
+	return delivered, nil
+}
+
+// Signals delivers the signals for this replica.
+func (c *Coordinator) Signals() <-chan core.Signal { return c.signals }
+
+// heartbeat renews this replica's holds.
+func (c *Coordinator) heartbeat(ctx context.Context) {
+	t := time.NewTicker(holdFor / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		err := c.s.inTx(ctx, func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, `UPDATE conv_holders SET expires_at = now() + $2::interval WHERE holder = $1`, c.replica, holdFor.String())
+			return err
+		})
+		if err != nil && ctx.Err() == nil {
+			c.log.Warn("renew held conversations", "err", err)
+		}
+	}
+}
+
+// listen receives the notifications on a connection of its own; after a
+// reconnect it asks for a re-sync, since notifications sent meanwhile are
+// lost.
+func (c *Coordinator) listen(ctx context.Context) {
+	first := true
+	for delay := 100 * time.Millisecond; ctx.Err() == nil; delay = min(2*delay, 5*time.Second) {
+		conn, err := pgx.ConnectConfig(ctx, c.s.pool.Config().ConnConfig.Copy())
+		if err == nil {
+			_, err = conn.Exec(ctx, "LISTEN "+signalChannel)
+		}
+		if err != nil {
+			if conn != nil {
+				conn.Close(context.Background())
+			}
+			if ctx.Err() == nil {
+				c.log.Warn("listen for signals; retrying", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(delay):
+			}
+			continue
+		}
+		if !first {
+			c.deliver(core.Signal{Kind: core.SignalResync})
+		}
+		first = false
+		delay = 100 * time.Millisecond
+		for {
+			n, err := conn.WaitForNotification(ctx)
+			if err != nil {
+				break
+			}
+			var p signalPayload
+			if json.Unmarshal([]byte(n.Payload), &p) != nil || p.To != c.replica {
+				continue
+			}
+			c.deliver(p.Signal)
+		}
+		conn.Close(context.Background())
+	}
+}
+
+func (c *Coordinator) deliver(sig core.Signal) {
+	select {
+	case c.signals <- sig:
+	default:
+		// Full: the engine is behind; a re-sync covers whatever was dropped.
+		select {
+		case c.signals <- core.Signal{Kind: core.SignalResync}:
+		default:
+		}
+	}
+}
