@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
+	"github.com/opsgate/opsgate/internal/pgtest"
 )
 
 // Issue 11, acceptance 2 (the lease part): two `opsgate serve` processes
@@ -254,5 +257,64 @@ func TestSlackMessagesOverTwoReplicasRunOncePerThreadInOrder(t *testing.T) {
 		if n != 5 {
 			t.Errorf("thread %d: %d runs, want 5", i, n)
 		}
+	}
+}
+
+// Issue 11, acceptance 9: PostgreSQL goes away for 5 s in the middle of a
+// conversation (the server is stopped and started again): the run in
+// flight completes or fails with a readable message, the process does not
+// crash, and new messages work once the server is back.
+func TestPostgresOutageMidConversation(t *testing.T) {
+	pgtest.Server(t)               // skips (or fails under CI) without PostgreSQL
+	cluster, err := pgtest.Start() // its own server: the others' tests go on
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	dir := t.TempDir()
+	tg := telegramtest.New(t)
+	model := llmfake.New(t)
+	model.Push(
+		llmfake.Reply{Text: "Checked during the outage.", FirstTokenDelay: 2 * time.Second},
+		llmfake.Reply{Text: "Back to normal."},
+	)
+	cfg := writeConfig(t, dir, model.URL, "", telegramConfig(tg))
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = regexp.MustCompile(`(?m)^  url: sqlite://.*$`).ReplaceAll(b, []byte("  url: "+cluster.URL("postgres")))
+	if err := os.WriteFile(cfg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := startReplica(t, dir, cfg, "a")
+	chat, alice := telegramtest.PrivateChat(42), telegramtest.User(42, "alice")
+	tg.Push(tg.NewTextUpdate(chat, alice, "check the cluster"))
+	waitFor(t, 15*time.Second, "the model request", func() bool { return len(model.Requests()) == 1 })
+	if err := cluster.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Second)
+	if err := cluster.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "the run in flight to end", func() bool {
+		for _, m := range tg.Messages(42) {
+			if strings.Contains(m.Visible, "Checked during the outage.") || strings.Contains(m.Visible, "⚠️") {
+				return true
+			}
+		}
+		return false
+	})
+	select {
+	case <-r.done:
+		t.Fatalf("serve exited during the outage:\n%s", r.log.String())
+	default:
+	}
+	tg.Push(tg.NewTextUpdate(chat, alice, "and now?"))
+	waitFor(t, 30*time.Second, "an answer after the outage", func() bool { return answered(tg.Messages(42), "Back to normal.") })
+	r.stop()
+	for _, m := range tg.Messages(42) {
+		t.Logf("chat: %q", m.Visible)
 	}
 }

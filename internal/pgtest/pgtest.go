@@ -60,7 +60,7 @@ func Main(m *testing.M) int {
 		return m.Run()
 	}
 	cluster, admin = c, c.URL("postgres")
-	defer c.close()
+	defer c.Close()
 	return m.Run()
 }
 
@@ -167,12 +167,13 @@ func (c *Cluster) URL(db string) string {
 // Port is the port the server listens on.
 func (c *Cluster) Port() int { return c.port }
 
-// Stop stops the server at once (like a crash: no checkpoint), keeping its
-// data for Restart.
+// Stop stops the server (fast shutdown: clients are disconnected at once,
+// committed data is kept for Restart; with fsync off, an immediate
+// shutdown could lose it).
 func (c *Cluster) Stop() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out, err := c.run("pg_ctl", "-D", c.data(), "-m", "immediate", "-w", "stop")
+	out, err := c.run("pg_ctl", "-D", c.data(), "-m", "fast", "-w", "stop")
 	if err != nil {
 		return fmt.Errorf("pg_ctl stop: %v: %s", err, out)
 	}
@@ -207,8 +208,8 @@ func (c *Cluster) Restart() error {
 	return nil
 }
 
-// close stops the server and removes its directory.
-func (c *Cluster) close() {
+// Close stops the server and removes its directory.
+func (c *Cluster) Close() {
 	_ = c.Stop()
 	os.RemoveAll(c.dir)
 }
