@@ -190,6 +190,8 @@ func (e *Engine) sweep(ctx context.Context) {
 		}
 	}
 	e.mu.Unlock()
+	// Interrupted runs first: a message stored after one runs after it.
+	e.recoverInterrupted(ctx)
 	pending, err := e.store.PendingInbound(ctx)
 	if err != nil {
 		e.log.Error("sweep: read stored messages", "err", err)

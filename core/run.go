@@ -53,6 +53,8 @@ func (e *Engine) execute(s *session, a *activeRun, j job) {
 		rs, err = e.newRun(bg, s, a, j.in)
 	case jobResume:
 		rs, err = e.resumeRun(bg, s, a, j.cp)
+	case jobContinue:
+		rs, err = e.continueRun(bg, s, a, j.interrupted)
 	}
 	if err != nil {
 		e.log.Error("run could not start", "conv", s.key, "err", err)

@@ -14,6 +14,8 @@ type session struct {
 	out    *outbox
 	active *activeRun
 	queue  []job
+	// interrupted are the interrupted runs already taken up here.
+	interrupted map[string]bool
 }
 
 // activeRun is the handle on the run a session is executing.
@@ -27,14 +29,17 @@ type activeRun struct {
 type jobKind int
 
 const (
-	jobNew    jobKind = iota // a new user turn
-	jobResume                // a paused run whose approvals are all decided
+	jobNew      jobKind = iota // a new user turn
+	jobResume                  // a paused run whose approvals are all decided
+	jobContinue                // a run whose process died: continue the conversation
 )
 
 type job struct {
 	kind jobKind
 	in   Inbound    // jobNew
 	cp   Checkpoint // jobResume: claimed checkpoint
+	// interrupted is jobContinue's run that stopped with its process.
+	interrupted Run
 	// cancelled resumes only to close the run out (stop came first).
 	cancelled bool
 }
@@ -131,6 +136,7 @@ func (e *Engine) Recover(ctx context.Context, match func(convKey string) bool) (
 		e.route(ctx, in)
 		n++
 	}
+	n += e.recoverInterrupted(ctx)
 	return n, nil
 }
 

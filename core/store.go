@@ -91,6 +91,10 @@ type ConversationFilter struct {
 // RunStore keeps runs and the checkpoints of paused runs.
 type RunStore interface {
 	Run(ctx context.Context, id string) (Run, error)
+	// UnfinishedRuns returns the runs whose status is still running,
+	// oldest first: those nobody runs any more were interrupted (their
+	// process died) and are recovered (Engine.Recover, replicas' sweeps).
+	UnfinishedRuns(ctx context.Context) ([]Run, error)
 	Checkpoint(ctx context.Context, runID string) (Checkpoint, error)
 	// ClaimCheckpoint atomically deletes and returns the checkpoint, so that
 	// exactly one process resumes a run; ErrNotFound when already claimed.

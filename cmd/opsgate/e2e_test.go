@@ -196,7 +196,7 @@ func TestBinaryDoctorReportsServerThatCannotStart(t *testing.T) {
 		"opsgate "+e2eVersion+" doctor\n",
 		"ok    config  "+cfg+"\n",
 		"ok    llm     fake-model at "+llm.URL+"\n",
-		"ok    tools   k8s: 7 tools, 3 need approval",
+		"ok    tools   k8s: 8 tools, 4 need approval",
 		"delete_namespace             destructive (needs approval)\n",
 		"get_pods                     read\n",
 		"scale_deployment             write (needs approval)\n",

@@ -18,10 +18,9 @@ import (
 	"github.com/opsgate/opsgate/internal/pgtest"
 )
 
-// Issue 11, acceptance 2 (the lease part): two `opsgate serve` processes
-// on one Postgres with the Telegram fake: the poller runs on exactly one;
-// after kill -9 of that one, the other polls within 15 s and answers what
-// arrives next, once.
+// The poller lease: two `opsgate serve` processes on one Postgres with
+// the Telegram fake: the poller runs on exactly one; after kill -9 of that
+// one, the other polls within 15 s and answers what arrives next, once.
 func TestTelegramPollerTakeoverAfterKill9(t *testing.T) {
 	dir := t.TempDir()
 	tg := telegramtest.New(t)
@@ -48,8 +47,10 @@ func TestTelegramPollerTakeoverAfterKill9(t *testing.T) {
 	takeover := time.Since(killed)
 	t.Logf("takeover after kill -9: %s", takeover.Round(time.Millisecond))
 
+	// If a died before it released the conversation, its hold lapses first
+	// (DESIGN §12: within 30 s).
 	tg.Push(tg.NewTextUpdate(chat, alice, "second"))
-	waitFor(t, 15*time.Second, "the answer from replica b", func() bool { return answered(tg.Messages(42), "Answered after the takeover.") })
+	waitFor(t, 30*time.Second, "the answer from replica b", func() bool { return answered(tg.Messages(42), "Answered after the takeover.") })
 	b.stop()
 	n := 0
 	for _, m := range tg.Messages(42) {
@@ -316,5 +317,116 @@ func TestPostgresOutageMidConversation(t *testing.T) {
 	r.stop()
 	for _, m := range tg.Messages(42) {
 		t.Logf("chat: %q", m.Visible)
+	}
+}
+
+// telegramReplicas starts two replicas on one Postgres with the Telegram
+// fake; a holds the poller lease, b stands by.
+func telegramReplicas(t *testing.T, tg *telegramtest.Server, model *llmfake.Server, mcpURL, extra string) (a, b *replica, dbURL string) {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, model.URL, mcpURL, telegramConfig(tg)+extra)
+	dbURL = usePostgres(t, cfg)
+	a = startReplica(t, dir, cfg, "a")
+	waitFor(t, 15*time.Second, "replica a to take the poller lease", func() bool { return strings.Contains(a.log.String(), "lease: taken") })
+	b = startReplica(t, dir, cfg, "b")
+	waitFor(t, 15*time.Second, "replica b to stand by", func() bool { return strings.Contains(b.log.String(), "standing by") })
+	return a, b, dbURL
+}
+
+// Issue 11, acceptance 2: kill -9 of the replica that polls Telegram in
+// the middle of a streamed reply: within 15 s the other polls; the
+// interrupted message is answered with the retry note; a message sent
+// right after the kill is not lost; nothing is answered twice.
+func TestKilledReplicaMidReplyIsTakenOver(t *testing.T) {
+	tg := telegramtest.New(t)
+	model := llmfake.New(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	model.Push(
+		llmfake.Reply{Text: "Partial answer that never finishes", Hold: hold},
+		llmfake.Reply{Text: "The full answer, after the takeover."},
+		llmfake.Reply{Text: "The answer to the second message."},
+	)
+	// followup: each message gets a run (and an answer) of its own.
+	a, b, _ := telegramReplicas(t, tg, model, "", "session:\n  queue_mode: followup\n")
+	chat, alice := telegramtest.PrivateChat(42), telegramtest.User(42, "alice")
+	tg.Push(tg.NewTextUpdate(chat, alice, "what is wrong with payments?"))
+	waitFor(t, 15*time.Second, "the reply to start streaming", func() bool { return answered(tg.Messages(42), "Partial") })
+
+	a.kill9()
+	killed := time.Now()
+	tg.Push(tg.NewTextUpdate(chat, alice, "and checkout?"))
+	waitFor(t, 15*time.Second, "replica b to poll", func() bool { return strings.Contains(b.log.String(), "receiving updates by long polling") })
+	t.Logf("poller takeover after kill -9: %s", time.Since(killed).Round(time.Millisecond))
+	waitFor(t, 45*time.Second, "the interrupted message to be answered", func() bool {
+		return answered(tg.Messages(42), "The full answer, after the takeover.")
+	})
+	waitFor(t, 30*time.Second, "the second message to be answered", func() bool {
+		return answered(tg.Messages(42), "The answer to the second message.")
+	})
+	t.Logf("interrupted message answered %s after the kill", time.Since(killed).Round(time.Millisecond))
+	time.Sleep(time.Second)
+	b.stop()
+	var retry, full, second int
+	for _, m := range tg.Messages(42) {
+		retry += strings.Count(m.Visible, "picking this up again")
+		full += strings.Count(m.Visible, "The full answer, after the takeover.")
+		second += strings.Count(m.Visible, "The answer to the second message.")
+	}
+	if retry != 1 || full != 1 || second != 1 {
+		t.Errorf("retry notes %d, full answers %d, second answers %d; want 1 each", retry, full, second)
+		for _, m := range tg.Messages(42) {
+			t.Logf("chat: %q", m.Visible)
+		}
+	}
+	if n := len(model.Requests()); n != 3 {
+		t.Errorf("model requests = %d, want 3", n)
+	}
+}
+
+// Issue 11, acceptance 5: a write tool executing when its replica is
+// killed: the survivor does not run it again, the conversation is told its
+// outcome is unknown, and the audit shows it.
+func TestWriteExecutingWhenReplicaDiesIsNotRunAgain(t *testing.T) {
+	tg := telegramtest.New(t)
+	model := llmfake.New(t)
+	k8s := mcpfake.New()
+	model.Push(
+		llmfake.Reply{ToolCalls: []llmfake.ToolCall{{ID: "c0", Name: "load_toolset", Arguments: `{"toolset":"k8s","include_write_tools":true}`}}},
+		llmfake.Reply{ToolCalls: []llmfake.ToolCall{{ID: "c1", Name: "drain_node", Arguments: `{"node":"node-7","seconds":60}`}}},
+		llmfake.Reply{Text: "I will not drain node-7 again until someone checks it."},
+	)
+	a, _, dbURL := telegramReplicas(t, tg, model, k8s.ServeHTTP(t), "")
+	chat, alice := telegramtest.PrivateChat(42), telegramtest.User(42, "alice")
+	tg.Push(tg.NewTextUpdate(chat, alice, "drain node-7"))
+	card := waitCard(t, tg, 42)
+	tg.Click(42, card.ID, alice, card.Buttons[0].Data)
+	waitFor(t, 15*time.Second, "the drain to start", func() bool { return len(k8s.Calls()) == 1 })
+
+	a.kill9()
+	waitFor(t, 45*time.Second, "the conversation to be told the outcome is unknown", func() bool {
+		return answered(tg.Messages(42), "outcome is unknown")
+	})
+	waitFor(t, 30*time.Second, "the model's answer", func() bool {
+		return answered(tg.Messages(42), "I will not drain node-7 again")
+	})
+	time.Sleep(time.Second)
+	if n := len(k8s.Calls()); n != 1 {
+		t.Errorf("drain_node ran %d times, want once (never again after the replica died)", n)
+	}
+	// The model was told, in its own words, before it planned again.
+	reqs := model.Requests()
+	if last := string(reqs[len(reqs)-1].Raw); !strings.Contains(last, "outcome is unknown") {
+		t.Errorf("the model was not told that the outcome is unknown:\n%s", last)
+	}
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM audit WHERE kind = 'outcome_unknown' AND tool = 'drain_node'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("outcome_unknown audit entries for drain_node = %d, %v; want 1", n, err)
 	}
 }

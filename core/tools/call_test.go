@@ -88,12 +88,12 @@ func TestCallToolErrorIsResult(t *testing.T) {
 func TestCallUnknownRemoteToolIsResult(t *testing.T) {
 	f := mcpfake.New()
 	h := newHost(t, tools.ServerConfig{Name: "k8s", InProcess: f.Server})
-	ghost := core.Tool{Name: "drain_node", Toolset: "k8s", Remote: "drain_node"}
+	ghost := core.Tool{Name: "format_disks", Toolset: "k8s", Remote: "format_disks"}
 	res, err := h.Call(testCtx(t), ghost, args(t, map[string]any{}), nil)
 	if err != nil {
 		t.Fatalf("Call: %v", err)
 	}
-	if !res.IsError || !strings.Contains(res.Content, "drain_node") {
+	if !res.IsError || !strings.Contains(res.Content, "format_disks") {
 		t.Errorf("Call = %+v, want an error result naming the tool", res)
 	}
 }

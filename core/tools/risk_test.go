@@ -36,6 +36,7 @@ func TestToolsRiskFromAnnotations(t *testing.T) {
 		"get_logs":         core.RiskRead,
 		"slow_check":       core.RiskRead,
 		"hang":             core.RiskRead,
+		"drain_node":       core.RiskWrite,
 		"scale_deployment": core.RiskWrite,
 		"delete_namespace": core.RiskDestructive,
 		"restart_pod":      core.RiskWrite, // no annotations at all

@@ -43,18 +43,17 @@ func updateRun(ctx context.Context, tx pgx.Tx, r core.Run) error {
 	return nil
 }
 
+// runCols are the columns scanRun reads, in order.
+const runCols = `id, conv_key, requester_id, requester_name, status, iterations, ttft_ns,
+	duration_ns, prompt_tokens, completion_tokens, cached_prompt_tokens, total_tokens, error, started_at, ended_at`
+
 // Run returns run id, or an error wrapping core.ErrNotFound.
 func (s *Store) Run(ctx context.Context, id string) (core.Run, error) {
-	r := core.Run{ID: id}
-	var ttft, duration int64
-	var started, ended *time.Time
+	var r core.Run
 	err := s.read(ctx, func(q querier) error {
-		return q.QueryRow(ctx, `SELECT conv_key, requester_id, requester_name, status, iterations, ttft_ns,
-			duration_ns, prompt_tokens, completion_tokens, cached_prompt_tokens, total_tokens, error, started_at, ended_at
-			FROM runs WHERE id = $1`, id).Scan(
-			&r.ConvKey, &r.Requester.ID, &r.Requester.Name, &r.Status, &r.Iterations, &ttft,
-			&duration, &r.Usage.PromptTokens, &r.Usage.CompletionTokens, &r.Usage.CachedPromptTokens, &r.Usage.TotalTokens,
-			&r.Error, &started, &ended)
+		var err error
+		r, err = scanRun(q.QueryRow(ctx, `SELECT `+runCols+` FROM runs WHERE id = $1`, id))
+		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		err = core.ErrNotFound
@@ -62,9 +61,36 @@ func (s *Store) Run(ctx context.Context, id string) (core.Run, error) {
 	if err != nil {
 		return core.Run{}, fmt.Errorf("postgres: run %q: %w", id, err)
 	}
+	return r, nil
+}
+
+// UnfinishedRuns returns the runs still marked running, oldest first.
+func (s *Store) UnfinishedRuns(ctx context.Context) ([]core.Run, error) {
+	var out []core.Run
+	err := s.read(ctx, func(q querier) error {
+		rows, err := q.Query(ctx, `SELECT `+runCols+` FROM runs WHERE status = 'running' ORDER BY started_at, id`)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (core.Run, error) { return scanRun(row) })
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: unfinished runs: %w", err)
+	}
+	return out, nil
+}
+
+func scanRun(row pgx.Row) (core.Run, error) {
+	var r core.Run
+	var ttft, duration int64
+	var started, ended *time.Time
+	err := row.Scan(&r.ID, &r.ConvKey, &r.Requester.ID, &r.Requester.Name, &r.Status, &r.Iterations, &ttft,
+		&duration, &r.Usage.PromptTokens, &r.Usage.CompletionTokens, &r.Usage.CachedPromptTokens, &r.Usage.TotalTokens,
+		&r.Error, &started, &ended)
 	r.TTFT, r.Duration = time.Duration(ttft), time.Duration(duration)
 	r.StartedAt, r.EndedAt = fromTS(started), fromTS(ended)
-	return r, nil
+	return r, err
 }
 
 // checkpointCols are the columns scanCheckpoint reads, in order.

@@ -42,24 +42,51 @@ func updateRun(ctx context.Context, q queryer, r core.Run) error {
 	return nil
 }
 
+// runCols are the columns scanRun reads, in order.
+const runCols = `id, conv_key, requester_id, requester_name, status, iterations, ttft_ns,
+	duration_ns, prompt_tokens, completion_tokens, cached_prompt_tokens, total_tokens, error, started_at, ended_at`
+
 // Run returns run id, or an error wrapping core.ErrNotFound.
 func (s *Store) Run(ctx context.Context, id string) (core.Run, error) {
-	r := core.Run{ID: id}
-	var ttft, duration int64
-	var started, ended sql.NullInt64
-	err := s.r.queryRow(ctx, `SELECT conv_key, requester_id, requester_name, status, iterations, ttft_ns,
-		duration_ns, prompt_tokens, completion_tokens, cached_prompt_tokens, total_tokens, error, started_at, ended_at
-		FROM runs WHERE id = ?`, id).Scan(
-		&r.ConvKey, &r.Requester.ID, &r.Requester.Name, &r.Status, &r.Iterations, &ttft,
-		&duration, &r.Usage.PromptTokens, &r.Usage.CompletionTokens, &r.Usage.CachedPromptTokens, &r.Usage.TotalTokens,
-		&r.Error, &started, &ended)
+	r, err := scanRun(s.r.queryRow(ctx, `SELECT `+runCols+` FROM runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		err = core.ErrNotFound
 	}
 	if err != nil {
 		return core.Run{}, fmt.Errorf("sqlite: run %q: %w", id, err)
 	}
+	return r, nil
+}
+
+// UnfinishedRuns returns the runs still marked running, oldest first.
+func (s *Store) UnfinishedRuns(ctx context.Context) ([]core.Run, error) {
+	rows, err := s.r.query(ctx, `SELECT `+runCols+` FROM runs WHERE status = 'running' ORDER BY started_at, rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: unfinished runs: %w", err)
+	}
+	defer rows.Close()
+	var out []core.Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: unfinished runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: unfinished runs: %w", err)
+	}
+	return out, nil
+}
+
+func scanRun(row scanner) (core.Run, error) {
+	var r core.Run
+	var ttft, duration int64
+	var started, ended sql.NullInt64
+	err := row.Scan(&r.ID, &r.ConvKey, &r.Requester.ID, &r.Requester.Name, &r.Status, &r.Iterations, &ttft,
+		&duration, &r.Usage.PromptTokens, &r.Usage.CompletionTokens, &r.Usage.CachedPromptTokens, &r.Usage.TotalTokens,
+		&r.Error, &started, &ended)
 	r.TTFT, r.Duration = time.Duration(ttft), time.Duration(duration)
 	r.StartedAt, r.EndedAt = fromMicros(started), fromMicros(ended)
-	return r, nil
+	return r, err
 }

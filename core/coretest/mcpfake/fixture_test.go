@@ -53,6 +53,7 @@ func TestToolAnnotationsOnTheWire(t *testing.T) {
 		"slow_check":       {yes, no, yes, no},
 		"hang":             {yes, no, yes, no},
 		"scale_deployment": {no, no, yes, no},
+		"drain_node":       {no, no, yes, no},
 		"delete_namespace": {no, yes, no, yes},
 		"restart_pod":      {}, // absent, not false
 	}

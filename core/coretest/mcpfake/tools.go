@@ -67,6 +67,16 @@ func (f *Fixture) addTools() {
 		mcp.WithNumber("seconds", mcp.Description("Duration in seconds (default 1)"), mcp.Min(0)),
 	}, read...)...), f.slowCheck)
 
+	f.Server.AddTool(mcp.NewTool("drain_node",
+		mcp.WithDescription("Cordon a node and evict its pods, taking the given number of seconds."),
+		mcp.WithString("node", mcp.Required(), mcp.Description("Node name")),
+		mcp.WithNumber("seconds", mcp.Description("Duration in seconds (default 1)"), mcp.Min(0)),
+		mcp.WithReadOnlyHintAnnotation(false),
+		mcp.WithDestructiveHintAnnotation(false),
+		mcp.WithIdempotentHintAnnotation(true),
+		mcp.WithOpenWorldHintAnnotation(false),
+	), f.drainNode)
+
 	f.Server.AddTool(mcp.NewTool("hang", append([]mcp.ToolOption{
 		mcp.WithDescription("Wait for a condition that never comes: returns only when the request is cancelled."),
 	}, read...)...), f.hang)
@@ -147,6 +157,23 @@ func (f *Fixture) slowCheck(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 		case <-tick.C:
 			f.progress(ctx, req, min(time.Since(start).Seconds(), seconds), seconds)
 		}
+	}
+}
+
+// drainNode is a write that takes a while: the call is recorded when it
+// starts, so a test can tell that it began even if its caller dies.
+func (f *Fixture) drainNode(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	i := f.begin("drain_node", req.GetArguments())
+	node := req.GetString("node", "")
+	done := time.NewTimer(time.Duration(req.GetFloat("seconds", 1) * float64(time.Second)))
+	defer done.Stop()
+	select {
+	case <-ctx.Done():
+		f.finish(i, true)
+		return nil, ctx.Err()
+	case <-done.C:
+		f.finish(i, false)
+		return mcp.NewToolResultText(fmt.Sprintf("node %s drained", node)), nil
 	}
 }
 

@@ -232,3 +232,31 @@ func testCheckpointsOfConversation(t *testing.T, s core.Store) {
 	}
 	diff(t, "Checkpoints(conv1)", []core.Checkpoint{older, newer}, got)
 }
+
+func testUnfinishedRuns(t *testing.T, s core.Store) {
+	ctx := t.Context()
+	running, done, paused := newRun("run-a", conv1), newRun("run-b", conv1), newRun("run-c", conv2)
+	running.StartedAt, done.StartedAt, paused.StartedAt = at(time.Second), at(0), at(2*time.Second)
+	later := newRun("run-d", conv2)
+	later.StartedAt = at(3 * time.Second)
+	for _, r := range []core.Run{running, done, paused, later} {
+		if err := s.Apply(ctx, core.Batch{CreateRun: ptr(r)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done.Status, paused.Status = core.RunDone, core.RunAwaitingApproval
+	for _, r := range []core.Run{done, paused} {
+		if err := s.Apply(ctx, core.Batch{UpdateRun: ptr(r)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.UnfinishedRuns(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range got {
+		ids = append(ids, r.ID)
+	}
+	diff(t, "unfinished runs, oldest first", []string{"run-a", "run-d"}, ids)
+}

@@ -40,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"RunUpdate", testRunUpdate},
 		{"RunNotFound", testRunNotFound},
 		{"RunDuplicate", testRunDuplicate},
+		{"UnfinishedRuns", testUnfinishedRuns},
 		{"CheckpointSaveGet", testCheckpointSaveGet},
 		{"CheckpointReplace", testCheckpointReplace},
 		{"CheckpointNotFound", testCheckpointNotFound},
