@@ -10,7 +10,7 @@ import (
 
 // Options choose and size the figures of a run.
 type Options struct {
-	// Only lists the figures to run ("1" to "8"); empty runs all.
+	// Only lists the figures to run ("1" to "9"); empty runs all.
 	Only []string
 	// Quick shrinks every figure to a smoke test: the numbers mean nothing,
 	// but every code path runs.
@@ -31,7 +31,9 @@ type Options struct {
 	Load LoadOptions
 	// Starts is figure 5's number of starts of `opsgate serve` (default 5).
 	Starts int
-	// Binary is a built cmd/opsgate for figures 4 and 5; empty builds one
+	// Kills is figure 9's number of kill -9 takeovers (default 5).
+	Kills int
+	// Binary is a built cmd/opsgate for figures 4, 5 and 9; empty builds one
 	// into a temporary directory.
 	Binary string
 }
@@ -44,7 +46,7 @@ func (o *Options) defaults() {
 		o.FirstPosts, o.FirstPostEvery = 4, 50*time.Millisecond
 		o.Streams, o.StreamChunks = 1, 40
 		o.Load = LoadOptions{Conversations: 20, Chunks: 20}
-		o.Starts = 1
+		o.Starts, o.Kills = 1, 1
 	}
 	o.Overhead.defaults()
 	o.Load.defaults()
@@ -62,6 +64,9 @@ func (o *Options) defaults() {
 	}
 	if o.Starts == 0 {
 		o.Starts = 5
+	}
+	if o.Kills == 0 {
+		o.Kills = 5
 	}
 	if o.Samples == 0 {
 		o.Samples = 200
@@ -92,6 +97,7 @@ func Run(ctx context.Context, opt Options, log io.Writer) *Report {
 		{"2", "first token to first post", func() ([]Row, error) { return FirstPostLatency(ctx, opt.FirstPosts, opt.FirstPostEvery) }},
 		{"5", "idle cost and start-up", func() ([]Row, error) { return Startup(ctx, bin, opt.Starts) }},
 		{"4", "one bot token under load", func() ([]Row, error) { return Load(ctx, bin, opt.Load) }},
+		{"9", "poller takeover after kill -9", func() ([]Row, error) { return Takeover(ctx, bin, opt.Kills) }},
 	}
 	rows := map[string][]Row{}
 	for _, f := range figures {
@@ -109,7 +115,7 @@ func Run(ctx context.Context, opt Options, log io.Writer) *Report {
 		fmt.Fprintf(log, " %.1fs\n", time.Since(t0).Seconds())
 		rows[f.id] = got
 	}
-	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8"} { // the issue's order
+	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"} { // the issue's order
 		r.Rows = append(r.Rows, rows[id]...)
 	}
 	r.Duration = time.Since(start).Round(100 * time.Millisecond).String()
