@@ -172,11 +172,6 @@ func (e *Engine) emitProgress(ctx context.Context, a Approval) {
 
 func (e *Engine) emitApproval(ctx context.Context, typ EventType, a Approval) {
 	out := e.outbox(a.ConvKey)
-	if out.lastSeq(a.RunID) == 0 {
-		if cp, err := e.store.Checkpoint(ctx, a.RunID); err == nil {
-			out.startSeq(a.RunID, cp.Seq)
-		}
-	}
 	info := CallInfo{ID: a.CallID, Name: a.Tool, Toolset: a.Toolset, Arguments: a.Arguments, Risk: a.Risk, RequiresApproval: true}
 	out.emit(a.RunID, Event{Type: typ, Call: &info, Approval: &a})
 }
@@ -270,7 +265,6 @@ func (e *Engine) closePaused(ctx context.Context, convKey string, status Approva
 
 func (e *Engine) closeOut(ctx context.Context, cp Checkpoint, status ApprovalStatus) {
 	out := e.outbox(cp.ConvKey)
-	out.startSeq(cp.RunID, cp.Seq)
 	reason := "not executed: a new user message superseded this request"
 	if status == ApprovalCancelled {
 		reason = "not executed: cancelled by /stop"

@@ -48,7 +48,9 @@ type Event struct {
 	Type    EventType `json:"type"`
 	ConvKey string    `json:"conv_key"`
 	RunID   string    `json:"run_id"`
-	// Seq increases by one per event of a run, across pauses and resumes.
+	// Seq increases with each event of a run, across pauses, resumes and
+	// processes (the store issues the numbers, in blocks: some are skipped,
+	// none is given twice).
 	Seq  int64     `json:"seq"`
 	Time time.Time `json:"time"`
 

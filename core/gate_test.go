@@ -590,3 +590,50 @@ type anyoneDecides struct{ core.DefaultPolicy }
 func (anyoneDecides) MayDecide(core.Approval, core.Actor) core.Eligibility {
 	return core.Eligibility{Allowed: true}
 }
+
+// Decisions taken in two processes (two engines over one store) on the
+// approvals of one paused run number their events from the store: no
+// sequence number of the run is given twice, and later events get larger
+// ones.
+func TestDecisionsInTwoProcessesNeverShareASequenceNumber(t *testing.T) {
+	h := newHarness(t)
+	h.loadWriteTools()
+	h.llm.Push(toolCalls(
+		call("w1", "scale_deployment", `{"name":"web","replicas":5}`),
+		call("w2", "scale_deployment", `{"name":"api","replicas":2}`),
+	), text("both handled"))
+	h.say("scale web and api")
+	a1 := h.pausedApproval(h.rec, 1)
+	a2 := h.pausedApproval(h.rec, 2)
+	paused := h.rec.WaitCompleted(t, 1)
+
+	eng2, rec2 := h.newEngine()
+	eng3, rec3 := h.newEngine()
+	if _, err := eng2.Decide(context.Background(), core.Decision{ApprovalID: a2.ID, Actor: alice, Approve: false}); err != nil {
+		t.Fatal(err)
+	}
+	denied := rec2.Wait(t, time.Second, 1, coretest.Of(core.EventToolDenied))
+	if _, err := eng3.Decide(context.Background(), core.Decision{ApprovalID: a1.ID, Actor: alice, Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	rec3.WaitCompleted(t, 1)
+	approved := rec3.Events()[0]
+	if approved.Type != core.EventToolApproved {
+		t.Fatalf("first event of the third engine = %s", approved.Type)
+	}
+	if !(paused.Seq < denied.Seq && denied.Seq < approved.Seq) {
+		t.Errorf("sequence numbers: paused %d, denied (engine 2) %d, approved (engine 3) %d; want increasing", paused.Seq, denied.Seq, approved.Seq)
+	}
+	seen := map[int64]core.EventType{}
+	for _, rec := range []*coretest.Recorder{h.rec, rec2, rec3} {
+		for _, ev := range rec.Events() {
+			if ev.RunID != paused.RunID {
+				continue
+			}
+			if prev, dup := seen[ev.Seq]; dup {
+				t.Errorf("sequence number %d given to %s and to %s", ev.Seq, prev, ev.Type)
+			}
+			seen[ev.Seq] = ev.Type
+		}
+	}
+}

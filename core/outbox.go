@@ -16,43 +16,70 @@ type outbox struct {
 	mu      sync.Mutex
 	queue   []Event
 	running bool
-	seqs    map[string]int64 // next sequence number per run id
+	seqs    map[string]*seqs // sequence numbers per run id
 }
 
 func newOutbox(e *Engine, convKey string) *outbox {
-	return &outbox{e: e, convKey: convKey, seqs: map[string]int64{}}
+	return &outbox{e: e, convKey: convKey, seqs: map[string]*seqs{}}
 }
 
-// startSeq makes the run's next event follow seq (used by resumed runs).
-func (o *outbox) startSeq(runID string, seq int64) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.seqs[runID] < seq {
-		o.seqs[runID] = seq
-	}
-}
+// seqBlock is how many sequence numbers an outbox reserves from the store
+// at a time: one store write per block, not per token.
+const seqBlock = 32
 
-// lastSeq returns the last sequence number given to the run.
+// seqs is the block of sequence numbers this outbox holds for a run:
+// next is the last one used, last the last one reserved.
+type seqs struct{ next, last int64 }
+
+// lastSeq returns the last sequence number given to the run here.
 func (o *outbox) lastSeq(runID string) int64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.seqs[runID]
+	if b := o.seqs[runID]; b != nil {
+		return b.next
+	}
+	return 0
 }
 
-// forget drops a finished run's counter.
+// forget drops the run's numbering state once it has ended.
 func (o *outbox) forget(runID string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	delete(o.seqs, runID)
 }
 
+// nextSeq returns the run's next sequence number, reserving a block from
+// the store when this outbox has none left. Numbers come from the store so
+// that every process emitting events of a run (the one running it, one
+// deciding an approval, one resuming it) hands out different, increasing
+// ones. o.mu must be held.
+func (o *outbox) nextSeq(runID string) int64 {
+	b := o.seqs[runID]
+	if b == nil {
+		b = &seqs{}
+		o.seqs[runID] = b
+	}
+	if b.next >= b.last {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		last, err := o.e.store.ReserveSeq(ctx, runID, seqBlock)
+		cancel()
+		if err != nil {
+			// Numbers stay unique in this process; the run goes on.
+			o.e.log.Error("reserve event sequence numbers", "run", runID, "err", err)
+			last = b.last + seqBlock
+		}
+		b.next, b.last = last-seqBlock, last
+	}
+	b.next++
+	return b.next
+}
+
 // emit stamps ev and queues it. It never blocks on the sender.
 func (o *outbox) emit(runID string, ev Event) {
 	o.mu.Lock()
-	o.seqs[runID]++
 	ev.ConvKey = o.convKey
 	ev.RunID = runID
-	ev.Seq = o.seqs[runID]
+	ev.Seq = o.nextSeq(runID)
 	ev.Time = o.e.now()
 	o.queue = append(o.queue, ev)
 	start := !o.running

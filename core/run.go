@@ -131,7 +131,6 @@ func (e *Engine) resumeRun(ctx context.Context, s *session, a *activeRun, cp Che
 	e.mu.Lock()
 	a.id = cp.RunID
 	e.mu.Unlock()
-	s.out.startSeq(cp.RunID, cp.Seq)
 	run, err := e.store.Run(ctx, cp.RunID)
 	if err != nil {
 		return nil, err

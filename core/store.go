@@ -91,6 +91,10 @@ type ConversationFilter struct {
 // RunStore keeps runs and the checkpoints of paused runs.
 type RunStore interface {
 	Run(ctx context.Context, id string) (Run, error)
+	// ReserveSeq reserves n event sequence numbers of a run, across every
+	// process sharing the store, and returns the last: the caller owns
+	// (last-n, last]. A run's first reservation starts at 1.
+	ReserveSeq(ctx context.Context, runID string, n int64) (last int64, err error)
 	// UnfinishedRuns returns the runs whose status is still running,
 	// oldest first: those nobody runs any more were interrupted (their
 	// process died) and are recovered (Engine.Recover, replicas' sweeps).
@@ -261,7 +265,8 @@ type Checkpoint struct {
 	Pending   []PendingCall `json:"pending"`
 	Toolsets  []Toolset     `json:"toolsets"`
 	Iteration int           `json:"iteration"`
-	// Seq is the last event sequence number sent, so a resumed run continues it.
+	// Seq is about the last event sequence number of the run when it paused
+	// (for inspection; the store's ReserveSeq numbers the events).
 	Seq       int64     `json:"seq"`
 	CreatedAt time.Time `json:"created_at"`
 }

@@ -183,3 +183,17 @@ func scanCheckpoint(row pgx.Row) (core.Checkpoint, error) {
 	}
 	return cp, nil
 }
+
+// ReserveSeq reserves n sequence numbers of the run's events; the row
+// lock of the upsert orders concurrent reservations.
+func (s *Store) ReserveSeq(ctx context.Context, runID string, n int64) (int64, error) {
+	var last int64
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `INSERT INTO run_seqs (run_id, seq) VALUES ($1, $2)
+			ON CONFLICT (run_id) DO UPDATE SET seq = run_seqs.seq + excluded.seq RETURNING seq`, runID, n).Scan(&last)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("postgres: reserve sequence numbers of run %q: %w", runID, err)
+	}
+	return last, nil
+}

@@ -90,3 +90,16 @@ func scanRun(row scanner) (core.Run, error) {
 	r.StartedAt, r.EndedAt = fromMicros(started), fromMicros(ended)
 	return r, err
 }
+
+// ReserveSeq reserves n sequence numbers of the run's events.
+func (s *Store) ReserveSeq(ctx context.Context, runID string, n int64) (int64, error) {
+	var last int64
+	err := s.inTx(ctx, func(tx *txn) error {
+		return tx.queryRow(ctx, `INSERT INTO run_seqs (run_id, seq) VALUES (?1, ?2)
+			ON CONFLICT (run_id) DO UPDATE SET seq = seq + ?2 RETURNING seq`, runID, n).Scan(&last)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: reserve sequence numbers of run %q: %w", runID, err)
+	}
+	return last, nil
+}

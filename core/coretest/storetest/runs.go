@@ -260,3 +260,32 @@ func testUnfinishedRuns(t *testing.T, s core.Store) {
 	}
 	diff(t, "unfinished runs, oldest first", []string{"run-a", "run-d"}, ids)
 }
+
+func testReserveSeqConcurrent(t *testing.T, s core.Store) {
+	ctx := t.Context()
+	got := make(chan [2]int64, racers)
+	concurrently(racers, func(int) {
+		last, err := s.ReserveSeq(ctx, "run-seq", 10)
+		if err != nil {
+			t.Errorf("ReserveSeq: %v", err)
+			return
+		}
+		got <- [2]int64{last - 10, last}
+	})
+	close(got)
+	used := map[int64]bool{}
+	for r := range got {
+		for n := r[0] + 1; n <= r[1]; n++ {
+			if used[n] {
+				t.Fatalf("sequence number %d reserved twice", n)
+			}
+			used[n] = true
+		}
+	}
+	if len(used) != racers*10 {
+		t.Fatalf("%d numbers reserved, want %d", len(used), racers*10)
+	}
+	if last, err := s.ReserveSeq(ctx, "other-run", 1); err != nil || last != 1 {
+		t.Fatalf("first ReserveSeq of another run = %d, %v; want 1", last, err)
+	}
+}

@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"RunNotFound", testRunNotFound},
 		{"RunDuplicate", testRunDuplicate},
 		{"UnfinishedRuns", testUnfinishedRuns},
+		{"ReserveSeqConcurrent", testReserveSeqConcurrent},
 		{"CheckpointSaveGet", testCheckpointSaveGet},
 		{"CheckpointReplace", testCheckpointReplace},
 		{"CheckpointNotFound", testCheckpointNotFound},
