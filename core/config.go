@@ -54,6 +54,10 @@ type Config struct {
 	RedactToolResult func(string) string
 	// ExpirySweep is how often expired approvals are looked for (default 5 s).
 	ExpirySweep time.Duration
+	// ForgetIdleAfter: a conversation with nothing running, queued or
+	// waiting to be delivered for this long is dropped from memory
+	// (default 10 min); it is read from the store when it is used again.
+	ForgetIdleAfter time.Duration
 }
 
 // RetryPolicy is how the engine retries model calls. Backoff doubles from
@@ -98,6 +102,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ExpirySweep == 0 {
 		c.ExpirySweep = 5 * time.Second
+	}
+	if c.ForgetIdleAfter == 0 {
+		c.ForgetIdleAfter = 10 * time.Minute
 	}
 	switch c.QueueMode {
 	case QueueSteer, QueueFollowup, QueueInterrupt:

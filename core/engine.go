@@ -83,6 +83,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			return nil
 		case <-t.C:
 			e.ExpireApprovals(ctx)
+			e.forgetIdle()
 		}
 	}
 }
@@ -166,11 +167,28 @@ func (e *Engine) Status(ctx context.Context, convKey string) (Status, error) {
 	return st, nil
 }
 
+// forgetIdle drops the sessions that had nothing to do for
+// ForgetIdleAfter. A session goes only once its outbox has delivered every
+// event: a new session for the conversation starts a new outbox, and two
+// outboxes delivering at once could reorder its events.
+func (e *Engine) forgetIdle() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for key, s := range e.sessions {
+		if s.active != nil || len(s.queue) > 0 || e.now().Sub(s.idleSince) < e.cfg.ForgetIdleAfter || !s.out.idle() {
+			continue
+		}
+		delete(e.sessions, key)
+	}
+}
+
 // Metrics are counters for /metrics.
 type Metrics struct {
 	RunsByStatus map[RunStatus]int64 // finished runs (and pauses) by status
 	ActiveRuns   int
 	SendErrors   int64
+	// Sessions are the conversations held in memory.
+	Sessions int
 }
 
 // Metrics returns a snapshot of the engine's counters.
@@ -187,6 +205,7 @@ func (e *Engine) Metrics() Metrics {
 			m.ActiveRuns++
 		}
 	}
+	m.Sessions = len(e.sessions)
 	e.mu.Unlock()
 	return m
 }

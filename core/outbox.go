@@ -41,6 +41,14 @@ func (o *outbox) lastSeq(runID string) int64 {
 	return 0
 }
 
+// idle reports whether every event was delivered and no run numbers
+// events here.
+func (o *outbox) idle() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return !o.running && len(o.queue) == 0
+}
+
 // forget drops the run's numbering state once it has ended.
 func (o *outbox) forget(runID string) {
 	o.mu.Lock()

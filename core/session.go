@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // session is the in-process state of one conversation: its outbox, its
@@ -16,6 +17,8 @@ type session struct {
 	queue  []job
 	// interrupted are the interrupted runs already taken up here.
 	interrupted map[string]bool
+	// idleSince is when the session last had nothing to do.
+	idleSince time.Time
 }
 
 // activeRun is the handle on the run a session is executing.
@@ -48,7 +51,7 @@ type job struct {
 func (e *Engine) sessionLocked(key string) *session {
 	s := e.sessions[key]
 	if s == nil {
-		s = &session{key: key, out: newOutbox(e, key)}
+		s = &session{key: key, out: newOutbox(e, key), idleSince: e.now()}
 		e.sessions[key] = s
 	}
 	return s
@@ -261,6 +264,7 @@ func (e *Engine) drive(s *session, a *activeRun, j job) {
 		if len(s.queue) == 0 {
 			s.active = nil
 			s.queue = nil
+			s.idleSince = e.now()
 			e.mu.Unlock()
 			e.becameIdle(s.key)
 			return

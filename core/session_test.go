@@ -393,3 +393,42 @@ func TestHandleRefusesOverTheRunLimitWithoutStoring(t *testing.T) {
 		t.Errorf("the limiter was asked %d times, want 2 (/stop is not counted)", lim.n)
 	}
 }
+
+// A conversation idle for ForgetIdleAfter is dropped from memory once its
+// events are delivered, and used again it continues in order.
+func TestIdleSessionsAreForgottenAndComeBackInOrder(t *testing.T) {
+	h := newHarness(t, withConfig(func(c *core.Config) {
+		c.ForgetIdleAfter = 50 * time.Millisecond
+		c.ExpirySweep = 20 * time.Millisecond
+	}))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.eng.Run(ctx)
+	h.llm.Push(text("first"), text("second"))
+	h.say("one")
+	first := h.rec.WaitCompleted(t, 1)
+	deadline := time.Now().Add(5 * time.Second)
+	for h.eng.Metrics().Sessions != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the idle conversation is still held: %d sessions", h.eng.Metrics().Sessions)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	h.say("two")
+	second := h.rec.WaitCompleted(t, 2)
+	if second.Text != "second" || first.Text != "first" {
+		t.Fatalf("answers = %q, %q", first.Text, second.Text)
+	}
+	// Events of the conversation were delivered in order, each run's
+	// numbered upwards, across the forgetting.
+	last := map[string]int64{}
+	for _, ev := range h.rec.Events() {
+		if ev.Seq <= last[ev.RunID] {
+			t.Errorf("%s of run %s has seq %d after %d", ev.Type, ev.RunID, ev.Seq, last[ev.RunID])
+		}
+		last[ev.RunID] = ev.Seq
+	}
+	if reqs := h.llm.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1].Raw), "first") {
+		t.Errorf("the second run did not see the conversation so far")
+	}
+}
