@@ -18,7 +18,7 @@ import (
 
 func benchPair(b *testing.B, dir string) *pair {
 	b.Helper()
-	p, err := newPair(context.Background(), dir, Rate{})
+	p, err := newPair(context.Background(), dir, "", Rate{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"github.com/opsgate/opsgate/internal/pgtest"
 	"os"
 	"runtime"
 	"time"
@@ -62,8 +63,8 @@ type pair struct {
 
 // newPair builds both sides with the SQLite file under dir ("" = TMPDIR)
 // and runs one conversation on each, so connections and caches are warm.
-func newPair(ctx context.Context, dir string, rate Rate) (*pair, error) {
-	s, err := newStack(stackConfig{dir: dir})
+func newPair(ctx context.Context, dir, storeURL string, rate Rate) (*pair, error) {
+	s, err := newStack(stackConfig{dir: dir, storeURL: storeURL})
 	if err != nil {
 		return nil, err
 	}
@@ -142,8 +143,8 @@ type overhead struct {
 	convs          int           // conversations measured per side
 }
 
-func measureOverhead(ctx context.Context, dir string, rate Rate, rounds int, batchTime time.Duration) (overhead, error) {
-	p, err := newPair(ctx, dir, rate)
+func measureOverhead(ctx context.Context, dir, storeURL string, rate Rate, rounds int, batchTime time.Duration) (overhead, error) {
+	p, err := newPair(ctx, dir, storeURL, rate)
 	if err != nil {
 		return overhead{}, err
 	}
@@ -232,19 +233,23 @@ func (o *OverheadOptions) defaults() {
 // what the overhead means in practice.
 func EngineOverhead(ctx context.Context, opt OverheadOptions) ([]Row, error) {
 	opt.defaults()
-	fast, err := measureOverhead(ctx, "", Rate{}, opt.Rounds, opt.BatchTime)
+	fast, err := measureOverhead(ctx, "", "", Rate{}, opt.Rounds, opt.BatchTime)
 	if err != nil {
 		return nil, err
 	}
 	var mem *overhead
 	if dir := tmpfs(); dir != "" {
-		m, err := measureOverhead(ctx, dir, Rate{}, opt.Rounds, opt.BatchTime)
+		m, err := measureOverhead(ctx, dir, "", Rate{}, opt.Rounds, opt.BatchTime)
 		if err != nil {
 			return nil, err
 		}
 		mem = &m
 	}
-	real, err := measureOverhead(ctx, "", opt.Realistic, opt.RealisticRounds, 0)
+	real, err := measureOverhead(ctx, "", "", opt.Realistic, opt.RealisticRounds, 0)
+	if err != nil {
+		return nil, err
+	}
+	pgRows, err := postgresOverhead(ctx, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +296,7 @@ func EngineOverhead(ctx context.Context, opt OverheadOptions) ([]Row, error) {
 			fm["tmpfs_"+k] = v
 		}
 	}
-	return []Row{
+	return append([]Row{
 		{
 			Figure:   "1. engine overhead, stream at full speed",
 			Measured: fmt.Sprintf("%.2fx (%.2f vs %.2f ms per turn)", fast.ratio, perTurn(fast.engine.wall), perTurn(fast.direct.wall)),
@@ -316,6 +321,45 @@ func EngineOverhead(ctx context.Context, opt OverheadOptions) ([]Row, error) {
 			Result: Info,
 			Note: fmt.Sprintf("process-wide mallocs per model turn at full speed, so both include the fake model's and the MCP server's; "+
 				"the engine adds %.0f allocations per turn", (fast.engine.allocs-fast.direct.allocs)/turnsPerConv),
+		},
+	}, pgRows...), nil
+}
+
+// postgresOverhead is figure 1 again with the PostgreSQL store: a local
+// throw-away server with durable commits (fsync on), as replicas use it.
+func postgresOverhead(ctx context.Context, opt OverheadOptions) ([]Row, error) {
+	cluster, err := pgtest.StartDurable()
+	if err != nil {
+		return nil, fmt.Errorf("PostgreSQL (for figure 1 on PostgreSQL): %w", err)
+	}
+	defer cluster.Close()
+	url := cluster.URL("postgres")
+	fast, err := measureOverhead(ctx, "", url, Rate{}, opt.Rounds, opt.BatchTime)
+	if err != nil {
+		return nil, err
+	}
+	real, err := measureOverhead(ctx, "", url, opt.Realistic, opt.RealisticRounds, 0)
+	if err != nil {
+		return nil, err
+	}
+	perTurn := func(d time.Duration) float64 { return ms(d) / turnsPerConv }
+	return []Row{
+		{
+			Figure:   "1. engine overhead on PostgreSQL, stream at " + real.rate.String(),
+			Measured: fmt.Sprintf("%.3fx (%.0f vs %.0f ms per turn)", real.ratio, perTurn(real.engine.wall), perTurn(real.direct.wall)),
+			Target:   fmt.Sprintf("<= %.2fx direct", overheadMax),
+			Result:   verdict(real.ratio <= overheadMax),
+			Note:     fmt.Sprintf("%d conversations per side; a local PostgreSQL 15 with fsync on, over TCP on 127.0.0.1", real.convs),
+			Metrics:  map[string]float64{"ratio": real.ratio},
+		},
+		{
+			Figure:   "1. engine overhead on PostgreSQL, stream at full speed",
+			Measured: fmt.Sprintf("%.2fx (%.2f vs %.2f ms per turn)", fast.ratio, perTurn(fast.engine.wall), perTurn(fast.direct.wall)),
+			Target:   fmt.Sprintf("<= %.2fx direct", overheadMax),
+			Result:   verdict(fast.ratio <= overheadMax),
+			Note: fmt.Sprintf("%d conversations per side; %.0f write transactions per conversation take %.2f ms = %.0f%% of engine time",
+				fast.convs, fast.writes, ms(fast.store), 100*float64(fast.store)/float64(fast.engine.wall)),
+			Metrics: map[string]float64{"ratio": fast.ratio, "store_ms_per_turn": perTurn(fast.store)},
 		},
 	}, nil
 }

@@ -61,7 +61,7 @@ func TestRunQuick(t *testing.T) {
 // the tool's real output.
 func TestSidesDoTheSameWork(t *testing.T) {
 	ctx := context.Background()
-	p, err := newPair(ctx, "", Rate{})
+	p, err := newPair(ctx, "", "", Rate{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
 	"github.com/opsgate/opsgate/core/llm"
 	"github.com/opsgate/opsgate/core/tools"
+	"github.com/opsgate/opsgate/memory"
 	"github.com/opsgate/opsgate/memory/sqlite"
 )
 
@@ -29,6 +30,9 @@ type stackConfig struct {
 	// empty means TMPDIR, on most machines a real disk, so every commit
 	// pays for its fsync as in production.
 	dir string
+	// storeURL, when set, is the store (memory.Open) instead of a SQLite
+	// file in dir.
+	storeURL string
 	// sender receives the engine's events; nil discards them.
 	sender core.EventSender
 }
@@ -64,7 +68,12 @@ func newStack(cfg stackConfig) (_ *stack, err error) {
 	if s.tmp, err = os.MkdirTemp(cfg.dir, "opsgate-bench-"); err != nil {
 		return nil, err
 	}
-	st, err := sqlite.Open(context.Background(), filepath.Join(s.tmp, "opsgate.db"))
+	var st core.Store
+	if cfg.storeURL != "" {
+		st, err = memory.Open(context.Background(), cfg.storeURL)
+	} else {
+		st, err = sqlite.Open(context.Background(), filepath.Join(s.tmp, "opsgate.db"))
+	}
 	if err != nil {
 		return nil, err
 	}

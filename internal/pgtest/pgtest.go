@@ -122,16 +122,25 @@ type Cluster struct {
 	dir, bin string
 	port     int
 	asUser   string // run the server binaries as this user ("" = as we are)
+	durable  bool
 	mu       sync.Mutex
 }
 
-// Start initialises and starts a cluster on a free port of 127.0.0.1.
-func Start() (*Cluster, error) {
+// Start initialises and starts a cluster on a free port of 127.0.0.1,
+// with durability off (fsync, synchronous_commit): tests need speed, not
+// survival of a power cut.
+func Start() (*Cluster, error) { return start(false) }
+
+// StartDurable is Start with the server's default durability (fsync on),
+// for benchmarks that must pay what production pays.
+func StartDurable() (*Cluster, error) { return start(true) }
+
+func start(durable bool) (*Cluster, error) {
 	bin, err := findBin()
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{bin: bin}
+	c := &Cluster{bin: bin, durable: durable}
 	if os.Geteuid() == 0 {
 		// initdb and postgres refuse to run as root.
 		c.asUser = "postgres"
@@ -192,14 +201,17 @@ func (c *Cluster) Restart() error {
 		}
 		c.port = port
 	}
-	opts := strings.Join([]string{
+	flags := []string{
 		"-c listen_addresses=127.0.0.1",
 		"-p " + strconv.Itoa(c.port),
 		"-k " + c.dir,
-		// A test server: durability buys nothing and costs seconds.
-		"-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off",
 		"-c max_connections=300",
-	}, " ")
+	}
+	if !c.durable {
+		// A test server: durability buys nothing and costs seconds.
+		flags = append(flags, "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off")
+	}
+	opts := strings.Join(flags, " ")
 	out, err := c.run("pg_ctl", "-D", c.data(), "-l", filepath.Join(c.dir, "server.log"), "-o", opts, "-w", "-t", "60", "start")
 	if err != nil {
 		log, _ := os.ReadFile(filepath.Join(c.dir, "server.log"))
