@@ -24,7 +24,7 @@ func TestRunQuick(t *testing.T) {
 	if len(r.Errors) > 0 {
 		t.Fatalf("errors: %v\nlog:\n%s", r.Errors, log.String())
 	}
-	want := map[string]int{"1.": 3, "6.": 2, "7.": 2, "8.": 1}
+	want := map[string]int{"1.": 5, "6.": 2, "7.": 2, "8.": 1}
 	got := map[string]int{}
 	for _, row := range r.Rows {
 		got[row.Figure[:2]]++
