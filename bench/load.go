@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
+	"github.com/opsgate/opsgate/internal/pgtest"
 )
 
 // Figure 4 targets, and the Telegram adapter's default limiter rate
@@ -30,6 +32,9 @@ type LoadOptions struct {
 	// Global and PerChat are the fake Bot API's budget in calls per second
 	// (default 30 and 1, Telegram's limits).
 	Global, PerChat int
+	// Replicated runs two replicas on one throw-away PostgreSQL instead of
+	// one on SQLite.
+	Replicated bool
 }
 
 func (o *LoadOptions) defaults() {
@@ -94,7 +99,13 @@ func Load(ctx context.Context, bin *binary, opt LoadOptions) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.rows(), nil
+	rows := r.rows()
+	// Again with two replicas sharing one PostgreSQL and the bot token.
+	opt.Replicated = true
+	if r, err = runLoad(ctx, bin, opt); err != nil {
+		return nil, fmt.Errorf("two replicas on PostgreSQL: %w", err)
+	}
+	return append(rows, r.rows()...), nil
 }
 
 func runLoad(ctx context.Context, bin *binary, opt LoadOptions) (*loadRun, error) {
@@ -117,6 +128,18 @@ func runLoad(ctx context.Context, bin *binary, opt LoadOptions) (*loadRun, error
 	if err != nil {
 		return nil, err
 	}
+	if opt.Replicated {
+		cluster, err := pgtest.StartDurable()
+		if err != nil {
+			return nil, fmt.Errorf("PostgreSQL: %w", err)
+		}
+		defer cluster.Close()
+		b, _ := os.ReadFile(cfg)
+		b = regexp.MustCompile(`(?m)^  url: sqlite://.*$`).ReplaceAll(b, []byte("  url: "+cluster.URL("postgres")))
+		if err := os.WriteFile(cfg, b, 0o600); err != nil {
+			return nil, err
+		}
+	}
 	p, err := startServe(path, cfg)
 	if err != nil {
 		return nil, err
@@ -124,6 +147,18 @@ func runLoad(ctx context.Context, bin *binary, opt LoadOptions) (*loadRun, error
 	defer p.kill()
 	if err := p.waitServing(20 * time.Second); err != nil {
 		return nil, err
+	}
+	if opt.Replicated {
+		// The second replica stands by for the poller; it takes the
+		// conversations handed to it.
+		p2, err := startServe(path, cfg)
+		if err != nil {
+			return nil, err
+		}
+		defer p2.kill()
+		if err := waitLine(p2, "standing by", 30*time.Second); err != nil {
+			return nil, err
+		}
 	}
 	for len(tg.PollStarts()) == 0 {
 		if err := sleepCtx(ctx, 5*time.Millisecond); err != nil {

@@ -147,6 +147,9 @@ func (r *loadRun) rows() []Row {
 	n := float64(o.Conversations)
 	cores := r.cpu.Seconds() / r.wall.Seconds()
 	name := fmt.Sprintf("4. %d conversations on one bot", o.Conversations)
+	if o.Replicated {
+		name += ", two replicas on PostgreSQL"
+	}
 	how := fmt.Sprintf("the real binary (opsgate serve, production settings) in a child process, the Bot API and model "+
 		"fakes in this one; %d private chats each ask once, the questions queued at once; each answer streams %d tokens "+
 		"at 100 tokens/s; the fake allows %d calls/s in all and %d per chat, 429 with retry_after beyond; required calls: "+
