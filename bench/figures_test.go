@@ -57,5 +57,5 @@ func TestProcessFiguresQuick(t *testing.T) {
 	if raceEnabled {
 		t.Skip("builds and runs opsgate serve, which the race detector cannot see into; skipped under -race")
 	}
-	runFigures(t, map[string]int{"4": 5, "5": 2})
+	runFigures(t, map[string]int{"4": 10, "5": 2, "9": 1})
 }
