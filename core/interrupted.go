@@ -74,11 +74,7 @@ func (e *Engine) recoverInterrupted(ctx context.Context) int {
 // never reported back are audited as outcome unknown and told to the
 // model and the people, and nothing of old runs again.
 func (e *Engine) continueRun(ctx context.Context, s *session, a *activeRun, old Run) (*runState, error) {
-	conv, err := e.store.Conversation(ctx, s.key)
-	if err != nil {
-		return nil, err
-	}
-	msgs, err := e.store.Messages(ctx, s.key)
+	conv, msgs, err := e.conversationSoFar(ctx, s.key)
 	if err != nil {
 		return nil, err
 	}

@@ -85,16 +85,23 @@ func (e *Engine) execute(s *session, a *activeRun, j job) {
 	}
 }
 
+// conversationSoFar reads what a new run starts from: the conversation and
+// its transcript.
+func (e *Engine) conversationSoFar(ctx context.Context, key string) (Conversation, []Message, error) {
+	conv, err := e.store.Conversation(ctx, key)
+	if err != nil {
+		return conv, nil, err
+	}
+	msgs, err := e.store.Messages(ctx, key)
+	return conv, msgs, err
+}
+
 func (e *Engine) newRun(ctx context.Context, s *session, a *activeRun, in Inbound) (*runState, error) {
 	// A new message supersedes approvals still waiting in this conversation:
 	// their calls are answered "not executed" before the new message.
 	e.closePaused(ctx, s.key, ApprovalSuperseded)
 
-	conv, err := e.store.Conversation(ctx, s.key)
-	if err != nil {
-		return nil, err
-	}
-	msgs, err := e.store.Messages(ctx, s.key)
+	conv, msgs, err := e.conversationSoFar(ctx, s.key)
 	if err != nil {
 		return nil, err
 	}
