@@ -28,6 +28,11 @@ const signalChannel = "opsgate_signals"
 type Coordinator struct {
 	s       *Store
 	replica string
+	// alive is this replica's liveness lease: while it is held (by the
+	// server, on a connection of its own) the replica is alive; when the
+	// process dies the server drops it at once, and its conversations are
+	// free without waiting for their holds to lapse.
+	alive   core.Lease
 	log     *slog.Logger
 	signals chan core.Signal
 	cancel  context.CancelFunc
@@ -41,6 +46,12 @@ var _ core.Coordinator = (*Coordinator)(nil)
 func (s *Store) Coordinator(replica string, log *slog.Logger) (core.Coordinator, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Coordinator{s: s, replica: replica, log: log, signals: make(chan core.Signal, 256), cancel: cancel}
+	if l, ok, err := s.TryLease(ctx, "replica:"+replica); err == nil && ok {
+		c.alive = l
+	} else {
+		// Without it, a dead replica's conversations wait for holdFor.
+		log.Warn("take the replica's liveness lease", "replica", replica, "held_elsewhere", err == nil, "err", err)
+	}
 	c.done.Add(2)
 	go func() { defer c.done.Done(); c.heartbeat(ctx) }()
 	go func() { defer c.done.Done(); c.listen(ctx) }()
@@ -52,6 +63,9 @@ func (s *Store) Coordinator(replica string, log *slog.Logger) (core.Coordinator,
 func (c *Coordinator) Close() {
 	c.cancel()
 	c.done.Wait()
+	if c.alive != nil {
+		defer c.alive.Release()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = c.s.inTx(ctx, func(tx pgx.Tx) error {
@@ -69,7 +83,7 @@ func (c *Coordinator) Claim(ctx context.Context, convKey string) (bool, error) {
 		err := tx.QueryRow(ctx, `INSERT INTO conv_holders (conv_key, holder, expires_at)
 			VALUES ($1, $2, now() + $3::interval)
 			ON CONFLICT (conv_key) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-			WHERE conv_holders.holder = excluded.holder OR conv_holders.expires_at < now()
+			WHERE conv_holders.holder = excluded.holder OR conv_holders.expires_at < now() OR NOT `+holderAlive+`
 			RETURNING holder`, convKey, c.replica, holdFor.String()).Scan(&holder)
 		if errors.Is(err, pgx.ErrNoRows) {
 			held = false
@@ -95,6 +109,15 @@ func (c *Coordinator) Release(ctx context.Context, convKey string) {
 	}
 }
 
+// holderAlive is true while conv_holders.holder's liveness lease is held:
+// a session advisory lock on the key hashtextextended('opsgate:lease:
+// replica:<holder>'), which pg_locks shows split into classid (high 32
+// bits) and objid (low 32 bits).
+const holderAlive = `EXISTS (SELECT 1 FROM pg_locks l
+	WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+	AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+	AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended('opsgate:lease:replica:' || conv_holders.holder, 0))`
+
 type signalPayload struct {
 	To string `json:"to"`
 	core.Signal
@@ -105,7 +128,7 @@ func (c *Coordinator) Signal(ctx context.Context, sig core.Signal) (bool, error)
 	delivered := false
 	err := c.s.inTx(ctx, func(tx pgx.Tx) error {
 		var holder string
-		err := tx.QueryRow(ctx, `SELECT holder FROM conv_holders WHERE conv_key = $1 AND expires_at > now()`, sig.ConvKey).Scan(&holder)
+		err := tx.QueryRow(ctx, `SELECT holder FROM conv_holders WHERE conv_key = $1 AND expires_at > now() AND `+holderAlive, sig.ConvKey).Scan(&holder)
 		if errors.Is(err, pgx.ErrNoRows) || err == nil && holder == c.replica {
 			delivered = false
 			return nil
