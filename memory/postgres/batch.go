@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/memory/internal/batch"
 )
 
 // Apply makes the writes of b in one transaction, in the order of
@@ -15,51 +16,31 @@ func (s *Store) Apply(ctx context.Context, b core.Batch) error {
 	if b.Empty() {
 		return nil
 	}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if c := b.Conversation; c != nil {
-			if err := updateConversation(ctx, tx, *c); err != nil {
-				return fmt.Errorf("update conversation %q: %w", c.Key, err)
-			}
-		}
-		if r := b.CreateRun; r != nil {
-			if err := createRun(ctx, tx, *r); err != nil {
-				return fmt.Errorf("create run %q: %w", r.ID, err)
-			}
-		}
-		if len(b.Messages) > 0 {
-			if err := appendMessages(ctx, tx, b.ConvKey, b.Messages); err != nil {
-				return fmt.Errorf("append messages to %q: %w", b.ConvKey, err)
-			}
-		}
-		for _, in := range b.InboundDone {
-			if err := markInboundDone(ctx, tx, in.ConvKey, in.MessageID); err != nil {
-				return fmt.Errorf("mark inbound %q in %q done: %w", in.MessageID, in.ConvKey, err)
-			}
-		}
-		if len(b.Approvals) > 0 {
-			if err := createApprovals(ctx, tx, b.Approvals); err != nil {
-				return fmt.Errorf("create approvals: %w", err)
-			}
-		}
-		if cp := b.Checkpoint; cp != nil {
-			if err := saveCheckpoint(ctx, tx, *cp); err != nil {
-				return fmt.Errorf("save checkpoint of %q: %w", cp.RunID, err)
-			}
-		}
-		for _, e := range b.Audit {
-			if err := appendAudit(ctx, tx, e); err != nil {
-				return fmt.Errorf("append audit %s: %w", e.Kind, err)
-			}
-		}
-		if r := b.UpdateRun; r != nil {
-			if err := updateRun(ctx, tx, *r); err != nil {
-				return fmt.Errorf("update run %q: %w", r.ID, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := s.inTx(ctx, func(tx pgx.Tx) error { return batch.Apply(txWriter{ctx, tx}, b) }); err != nil {
 		return fmt.Errorf("postgres: apply batch: %w", err)
 	}
 	return nil
 }
+
+// txWriter is batch.Writer inside one transaction.
+type txWriter struct {
+	ctx context.Context
+	tx  pgx.Tx
+}
+
+func (w txWriter) UpdateConversation(c core.Conversation) error {
+	return updateConversation(w.ctx, w.tx, c)
+}
+func (w txWriter) CreateRun(r core.Run) error { return createRun(w.ctx, w.tx, r) }
+func (w txWriter) AppendMessages(key string, msgs []core.Message) error {
+	return appendMessages(w.ctx, w.tx, key, msgs)
+}
+func (w txWriter) MarkInboundDone(conv, id string) error {
+	return markInboundDone(w.ctx, w.tx, conv, id)
+}
+func (w txWriter) CreateApprovals(as []core.Approval) error {
+	return createApprovals(w.ctx, w.tx, as)
+}
+func (w txWriter) SaveCheckpoint(cp core.Checkpoint) error { return saveCheckpoint(w.ctx, w.tx, cp) }
+func (w txWriter) AppendAudit(e core.AuditEntry) error     { return appendAudit(w.ctx, w.tx, e) }
+func (w txWriter) UpdateRun(r core.Run) error              { return updateRun(w.ctx, w.tx, r) }
