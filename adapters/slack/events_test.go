@@ -186,3 +186,16 @@ func TestStopAsNewDirectMessage(t *testing.T) {
 		t.Errorf("stop notice = %q", e.Text)
 	}
 }
+
+// A thread that starts with a mention of the bot is the bot's even where
+// the mention was not seen (another replica took it) and the bot has not
+// answered yet: a reply there is handled, not ignored.
+func TestReplyInAThreadStartedByAMentionSeenElsewhere(t *testing.T) {
+	s := newStack(t)
+	s.llm.Push(llmfake.Reply{Text: "Checking the rollout."})
+	// The mention is in Slack, but its event went to another replica.
+	ts, _ := s.fake.Mention(chOps, alice, "is the rollout stuck?", "")
+	_, ev := s.fake.Say(chOps, alice, "it is payments, in prod", ts)
+	s.fake.SendEvent(t, ev)
+	s.waitFinal(chOps, ts, "Checking the rollout.")
+}
