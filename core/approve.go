@@ -133,6 +133,20 @@ func (e *Engine) settle(ctx context.Context, a Approval, out ApprovalOutcome, re
 		Actor: decided.DecidedBy, Toolset: decided.Toolset, Tool: decided.Tool, ActionHash: decided.ActionHash, Risk: decided.Risk,
 		Detail: decided.Reason})
 	e.emitDecision(ctx, decided)
+	if d := e.decider(decided); d != nil {
+		// A proposal: no run waits for it; its tool acts on the decision.
+		what, err := d.Decided(ctx, decided)
+		entry := AuditEntry{Kind: AuditExecuted, ConvKey: decided.ConvKey, RunID: decided.RunID, ApprovalID: decided.ID,
+			Actor: decided.DecidedBy, Toolset: decided.Toolset, Tool: decided.Tool, ActionHash: decided.ActionHash, Risk: decided.Risk, Detail: what}
+		if err != nil {
+			entry.Kind, entry.Detail = AuditFailed, err.Error()
+			e.log.Error("act on a decided proposal", "approval", decided.ID, "tool", decided.Tool, "err", err)
+		}
+		if decided.Status == ApprovalApproved || err != nil {
+			e.audit(ctx, entry)
+		}
+		return decided, nil
+	}
 	if resume {
 		e.maybeResume(ctx, decided.RunID)
 	}

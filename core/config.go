@@ -35,8 +35,10 @@ type Config struct {
 	// DefaultToolsets are loaded (read-only tools) into new conversations.
 	DefaultToolsets []string
 	// MemoryEnabled turns memory_prepare on; MemoryTokenBudget defaults to 2,200.
+	// MemoryMaxDocs defaults to 6.
 	MemoryEnabled     bool
 	MemoryTokenBudget int
+	MemoryMaxDocs     int
 	// Retry is the model retry policy.
 	Retry RetryPolicy
 	// Policy decides which calls need approval or are denied, and who may
@@ -88,6 +90,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MemoryTokenBudget == 0 {
 		c.MemoryTokenBudget = 2200
 	}
+	if c.MemoryMaxDocs == 0 {
+		c.MemoryMaxDocs = 6
+	}
 	if c.Retry.MaxRetries == 0 {
 		c.Retry.MaxRetries = 3
 	}
@@ -126,6 +131,10 @@ type Deps struct {
 	Retriever Retriever    // default NoMemory
 	Logger    *slog.Logger // default slog.Default()
 	Now       func() time.Time
+	// Virtual are in-process tools (the memory tools) besides load_toolset.
+	Virtual []VirtualTool
+	// Commands answers chat commands that are not runs (/remember …).
+	Commands Commands
 	// Coordinator shares conversations with other replicas; nil when this
 	// process is the only one.
 	Coordinator Coordinator

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -20,8 +21,12 @@ type Engine struct {
 	store  Store
 	sender EventSender
 	memory Retriever
-	log    *slog.Logger
-	now    func() time.Time
+	// virtual are the in-process tools by name; virtualOrder as offered.
+	virtual      map[string]VirtualTool
+	virtualOrder []VirtualTool
+	commands     Commands
+	log          *slog.Logger
+	now          func() time.Time
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -57,15 +62,25 @@ func NewEngine(cfg Config, d Deps) (*Engine, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	return &Engine{
+	e := &Engine{
 		cfg: cfg, model: d.Model, tools: d.Tools, store: d.Store, sender: d.Sender,
-		memory: d.Retriever, log: d.Logger, now: d.Now,
+		memory: d.Retriever, log: d.Logger, now: d.Now, commands: d.Commands,
 		sessions: map[string]*session{},
 		busy:     newBusyCounter(),
 		runs:     map[RunStatus]int64{},
 		coord:    d.Coordinator,
 		routed:   map[string]time.Time{},
-	}, nil
+		virtual:  map[string]VirtualTool{},
+	}
+	for _, vt := range append(d.Virtual, VirtualTool(loadToolsetTool{e})) {
+		name := vt.Schema().Name
+		if _, dup := e.virtual[name]; dup || name == "" {
+			return nil, fmt.Errorf("core: virtual tool %q registered twice", name)
+		}
+		e.virtual[name] = vt
+		e.virtualOrder = append(e.virtualOrder, vt)
+	}
+	return e, nil
 }
 
 // Run sweeps expired approvals until ctx ends. Runs themselves are started by

@@ -74,6 +74,9 @@ type Event struct {
 	Duration time.Duration `json:"duration,omitempty"`
 	// Error: tool.error, workflow.error, transient_error, rate_limit.
 	Error string `json:"error,omitempty"`
+	// Memory: the documents of memory.context.loaded, memory.search and
+	// memory.write.*.
+	Memory []MemoryRef `json:"memory,omitempty"`
 }
 
 // CallInfo describes a tool call in events.

@@ -44,11 +44,12 @@ func (e *Engine) gate(ctx context.Context, rs *runState) node {
 			}
 			e.answer(rs, pc, *pc.Result)
 			i++
-		case pc.Tool.Name == LoadToolsetTool && pc.Tool.Toolset == "":
+		case pc.inProcess():
 			info := callInfo(pc)
 			rs.out.emit(rs.run.ID, Event{Type: EventToolExecuting, Call: &info})
-			res := e.loadToolset(bg, rs, pc.Call.Arguments)
-			e.emitResult(rs, pc, res, 0)
+			start := e.now()
+			res := e.runVirtual(ctx, rs, pc)
+			e.emitResult(rs, pc, res, e.now().Sub(start))
 			e.answer(rs, pc, res)
 			i++
 		case pc.asks() && pc.ApprovalID == "":
@@ -64,7 +65,7 @@ func (e *Engine) gate(ctx context.Context, rs *runState) node {
 			i++
 		default:
 			j := i
-			for j < len(batch) && batch[j].Result == nil && !batch[j].asks() && batch[j].Tool.Name != LoadToolsetTool {
+			for j < len(batch) && batch[j].Result == nil && !batch[j].asks() && !batch[j].inProcess() {
 				j++
 			}
 			results := e.runReads(ctx, rs, batch[i:j])

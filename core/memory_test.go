@@ -15,13 +15,16 @@ type fixedMemory struct {
 	queries []string
 }
 
-func (m *fixedMemory) Retrieve(_ context.Context, _, query string, budget int) (core.MemoryContext, error) {
-	m.queries = append(m.queries, query)
+func (m *fixedMemory) Retrieve(_ context.Context, q core.MemoryQuery) (core.MemoryContext, error) {
+	m.queries = append(m.queries, q.Text)
 	return m.mc, m.err
 }
 
 func TestMemoryIsAnAdditionalSystemMessage(t *testing.T) {
-	mem := &fixedMemory{mc: core.MemoryContext{Trusted: "runbook: checkout 502s mean the payments pool is exhausted", Untrusted: "draft: maybe DNS", Hits: 2}}
+	mem := &fixedMemory{mc: core.MemoryContext{
+		Text: "<memory_context>\nrunbook: checkout 502s mean the payments pool is exhausted\n</memory_context>\n<untrusted_memory_candidates>\ndraft: maybe DNS\n</untrusted_memory_candidates>",
+		Refs: []core.MemoryRef{{ID: "d1", Path: "checkout/502.md", Type: "runbook", Trust: "admin_approved", Trusted: true}, {ID: "d2", Path: "dns.md", Type: "conversation_note", Trust: "agent_draft"}},
+	}}
 	h := newHarness(t, withMemory(mem))
 	h.llm.Push(text("It is the payments pool."))
 	h.say("why is checkout returning 502s?")
@@ -39,8 +42,56 @@ func TestMemoryIsAnAdditionalSystemMessage(t *testing.T) {
 	if len(mem.queries) != 1 || mem.queries[0] != "why is checkout returning 502s?" {
 		t.Errorf("queries = %q, want the latest user message", mem.queries)
 	}
-	if !hasType(h.rec.Events(), core.EventMemoryContextLoaded) {
-		t.Error("no memory.context.loaded event")
+	var loaded *core.Event
+	for _, ev := range h.rec.Events() {
+		if ev.Type == core.EventMemoryContextLoaded {
+			loaded = &ev
+		}
+	}
+	if loaded == nil || len(loaded.Memory) != 2 || loaded.Memory[0].Path != "checkout/502.md" {
+		t.Errorf("memory.context.loaded = %+v, want both documents named", loaded)
+	}
+}
+
+// The memory of a turn is in every model call of that turn, once, and in
+// none of the next turn's unless retrieved again; the transcript never
+// holds it.
+func TestMemoryIsPerTurnAndNeverStored(t *testing.T) {
+	mem := &fixedMemory{mc: core.MemoryContext{Text: "<memory_context>\nrunbook X\n</memory_context>", Refs: []core.MemoryRef{{ID: "d1", Path: "x.md"}}}}
+	h := newHarness(t, withMemory(mem))
+	h.llm.Push(toolCalls(call("c1", "get_pods", `{"namespace":"payments"}`)), text("first answer"))
+	h.say("why is payments down?")
+	h.rec.WaitCompleted(t, 1)
+	mem.mc = core.MemoryContext{}
+	h.llm.Push(text("second answer"))
+	h.say("thanks")
+	h.rec.WaitCompleted(t, 2)
+
+	reqs := h.llm.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model calls, want 3", len(reqs))
+	}
+	count := func(r int) int {
+		n := 0
+		for _, m := range reqs[r].Messages {
+			n += strings.Count(m.Content, "runbook X")
+		}
+		return n
+	}
+	if count(0) != 1 || count(1) != 1 {
+		t.Errorf("memory in the turn's calls: %d and %d times, want once each", count(0), count(1))
+	}
+	if count(2) != 0 {
+		t.Errorf("memory of the first turn carried into the second: %d times", count(2))
+	}
+	msgs, err := h.store.Messages(context.Background(), conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if strings.Contains(m.Content, "runbook X") {
+			t.Errorf("memory stored in the transcript: %+v", m)
+		}
 	}
 }
 

@@ -173,13 +173,16 @@ func (e *Engine) entry(ctx context.Context, rs *runState) node {
 	return nodeMemory
 }
 
-// memoryPrepare injects relevant long-term memory as an additional system
-// message. Failures are logged and never fail the run.
+// memoryPrepare retrieves this turn's long-term memory (DESIGN §14): it
+// is injected as an extra system message into every model call of the
+// turn and into none after it; it is never stored. A failure is logged
+// and the run goes on without memory: nothing is said to the user.
 func (e *Engine) memoryPrepare(ctx context.Context, rs *runState) node {
 	if !e.cfg.MemoryEnabled || rs.memLoaded {
 		return nodeModel
 	}
 	rs.memLoaded = true
+	rs.memoryMsg = ""
 	query := ""
 	for i := len(rs.msgs) - 1; i >= 0; i-- {
 		if rs.msgs[i].Role == RoleUser {
@@ -187,23 +190,23 @@ func (e *Engine) memoryPrepare(ctx context.Context, rs *runState) node {
 			break
 		}
 	}
-	mc, err := e.memory.Retrieve(ctx, rs.run.ConvKey, query, e.cfg.MemoryTokenBudget)
+	if strings.TrimSpace(query) == "" {
+		return nodeModel
+	}
+	mc, err := e.memory.Retrieve(ctx, MemoryQuery{
+		ConvKey: rs.run.ConvKey, RunID: rs.run.ID, Requester: rs.run.Requester,
+		Person: e.cfg.Policy.Person(rs.run.Requester.ID), Text: query,
+		TokenBudget: e.cfg.MemoryTokenBudget, MaxDocs: e.cfg.MemoryMaxDocs,
+	})
 	if err != nil {
-		e.log.Warn("memory retrieval failed; continuing without memory", "conv", rs.run.ConvKey, "err", err)
+		e.log.Warn("memory retrieval failed; continuing without memory", "conv", rs.run.ConvKey, "run", rs.run.ID, "err", err)
 		return nodeModel
 	}
-	if mc.Trusted == "" && mc.Untrusted == "" {
+	if mc.Text == "" {
 		return nodeModel
 	}
-	var b strings.Builder
-	if mc.Trusted != "" {
-		fmt.Fprintf(&b, "<memory_context>\n%s\n</memory_context>\n", mc.Trusted)
-	}
-	if mc.Untrusted != "" {
-		fmt.Fprintf(&b, "<untrusted_memory_candidates>\n%s\n</untrusted_memory_candidates>\n", mc.Untrusted)
-	}
-	rs.memoryMsg = b.String()
-	rs.out.emit(rs.run.ID, Event{Type: EventMemoryContextLoaded, Text: fmt.Sprintf("%d memory hits", mc.Hits)})
+	rs.memoryMsg = mc.Text
+	rs.out.emit(rs.run.ID, Event{Type: EventMemoryContextLoaded, Memory: mc.Refs, Text: fmt.Sprintf("%d memory documents", len(mc.Refs))})
 	return nodeModel
 }
 

@@ -286,9 +286,16 @@ type PendingCall struct {
 	Verdict Verdict `json:"verdict,omitzero"`
 }
 
+// inProcess reports whether the engine runs the call itself. A checkpoint
+// written before virtual tools were marked has load_toolset without the
+// mark.
+func (pc PendingCall) inProcess() bool {
+	return pc.Tool.InProcess || pc.Tool.Name == LoadToolsetTool && pc.Tool.Toolset == "" && pc.Tool.Remote == LoadToolsetTool
+}
+
 // asks reports whether the call waits for an approval before it runs.
 func (pc PendingCall) asks() bool {
-	if pc.Result != nil || pc.Tool.Name == LoadToolsetTool {
+	if pc.Result != nil || pc.inProcess() {
 		return false
 	}
 	if pc.Verdict.Action == "" {

@@ -33,6 +33,9 @@ type Tool struct {
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
 	Risk        Risk            `json:"risk"`
+	// InProcess marks a virtual tool (load_toolset, memory_*): the engine
+	// runs it itself, without a server and without approval.
+	InProcess bool `json:"in_process,omitempty"`
 }
 
 // Schema returns the tool as the model sees it.

@@ -14,6 +14,21 @@ import (
 // the next model call.
 const LoadToolsetTool = "load_toolset"
 
+// loadToolsetTool is the engine's own virtual tool.
+type loadToolsetTool struct{ e *Engine }
+
+func (t loadToolsetTool) Schema() ToolSchema { return t.e.loadToolsetSchema() }
+func (loadToolsetTool) Toolset() string      { return "" }
+func (t loadToolsetTool) Call(ctx context.Context, c VirtualCall) ToolResult {
+	return t.e.loadToolset(context.WithoutCancel(ctx), c.rs, c.Arguments)
+}
+
+// toolsets are the names load_toolset offers: the MCP servers', then the
+// virtual toolsets ("memory").
+func (e *Engine) toolsets() []string {
+	return append(e.tools.Toolsets(), e.virtualToolsets()...)
+}
+
 // catalogue returns the tool schemas for this model call and notes for the
 // model about toolsets that are unavailable (which the user is told about
 // too, once per run: the agent never silently goes on without them).
@@ -21,7 +36,12 @@ func (e *Engine) catalogue(ctx context.Context, rs *runState) ([]ToolSchema, []s
 	rs.offered, rs.withheld = map[string]Tool{}, map[string]Tool{}
 	var schemas []ToolSchema
 	var notes []string
+	loaded := map[string]bool{}
 	for _, ts := range rs.toolsets {
+		loaded[ts.Name] = true
+		if slices.Contains(e.virtualToolsets(), ts.Name) {
+			continue // offered with the other virtual tools below
+		}
 		tools, err := e.tools.Tools(ctx, ts.Name)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -43,6 +63,9 @@ func (e *Engine) catalogue(ctx context.Context, rs *runState) ([]ToolSchema, []s
 			continue
 		}
 		for _, t := range tools {
+			if _, virtual := e.virtual[t.Name]; virtual {
+				continue // the in-process tool of that name wins
+			}
 			if t.Risk.NeedsApproval() && !ts.Write {
 				rs.withheld[t.Name] = t
 				continue
@@ -51,11 +74,21 @@ func (e *Engine) catalogue(ctx context.Context, rs *runState) ([]ToolSchema, []s
 			schemas = append(schemas, t.Schema())
 		}
 	}
-	return append(schemas, e.loadToolsetSchema()), notes
+	// Virtual tools: those of loaded virtual toolsets, then those always
+	// offered, in registration order (load_toolset last).
+	for _, vt := range e.virtualOrder {
+		if ts := vt.Toolset(); ts == "" || loaded[ts] {
+			sc := vt.Schema()
+			rs.offered[sc.Name] = Tool{Name: sc.Name, Remote: sc.Name, Toolset: ts, Risk: RiskRead, InProcess: true,
+				Description: sc.Description, InputSchema: sc.Parameters}
+			schemas = append(schemas, sc)
+		}
+	}
+	return schemas, notes
 }
 
 func (e *Engine) loadToolsetSchema() ToolSchema {
-	names := e.tools.Toolsets()
+	names := e.toolsets()
 	schema := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -83,7 +116,7 @@ func (e *Engine) loadToolset(ctx context.Context, rs *runState, args json.RawMes
 	if err := json.Unmarshal(orEmptyObject(args), &a); err != nil {
 		return ToolResult{IsError: true, Content: "invalid arguments for load_toolset: " + err.Error()}
 	}
-	names := e.tools.Toolsets()
+	names := e.toolsets()
 	if !slices.Contains(names, a.Toolset) {
 		return ToolResult{IsError: true, Content: fmt.Sprintf("unknown toolset %q; available toolsets: %s", a.Toolset, strings.Join(names, ", "))}
 	}
@@ -131,12 +164,14 @@ func (e *Engine) resolve(rs *runState, calls []ToolCall) []PendingCall {
 			continue
 		}
 		pc := PendingCall{Call: c}
-		if c.Name == LoadToolsetTool {
-			pc.Tool = Tool{Name: LoadToolsetTool, Remote: LoadToolsetTool, Risk: RiskRead}
+		t, ok := rs.offered[c.Name]
+		if ok && t.InProcess {
+			// Checked by the tool itself; never asks, never audited as a run.
+			pc.Tool = t
+			pc.Tool.Description, pc.Tool.InputSchema = "", nil
 			batch = append(batch, pc)
 			continue
 		}
-		t, ok := rs.offered[c.Name]
 		if !ok {
 			pc.Tool = Tool{Name: c.Name, Risk: RiskWrite}
 			pc.Result = &ToolResult{IsError: true, Content: e.unknownToolText(c.Name, rs)}
