@@ -3,34 +3,20 @@ package bench
 import (
 	"encoding/json"
 	"fmt"
-	"sync"
 	"sync/atomic"
 
-	"github.com/pkoukk/tiktoken-go"
-	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
+	"github.com/opsgate/opsgate/internal/tokens"
 )
 
-// Encoding is the tokenizer every token figure uses: OpenAI's cl100k_base
-// (GPT-4, GPT-3.5-turbo), with its BPE ranks embedded in the binary by
-// tiktoken-go-loader, so counting never touches the network.
-const Encoding = "cl100k_base"
-
-var (
-	encOnce sync.Once
-	enc     *tiktoken.Tiktoken
-	encErr  error
-)
+// Encoding is the tokenizer every token figure uses (internal/tokens).
+const Encoding = tokens.Encoding
 
 // countTokens returns the number of cl100k_base tokens of s.
 func countTokens(s string) (int, error) {
-	encOnce.Do(func() {
-		tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
-		enc, encErr = tiktoken.GetEncoding(Encoding)
-	})
-	if encErr != nil {
-		return 0, fmt.Errorf("bench: tokenizer %s: %w", Encoding, encErr)
+	if err := tokens.Err(); err != nil {
+		return 0, fmt.Errorf("bench: tokenizer %s: %w", Encoding, err)
 	}
-	return len(enc.EncodeOrdinary(s)), nil
+	return tokens.Count(s), nil
 }
 
 // body is the part of a chat request body the token figures count: the

@@ -1,0 +1,46 @@
+package memory
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/opsgate/opsgate/memory/docs"
+)
+
+// Memory is long-term memory over a docs.Store (DESIGN §14): retrieval for
+// memory_prepare (core.Retriever), the memory tools (core.VirtualTool), the
+// chat commands (core.Commands), import and export. It is safe for
+// concurrent use.
+type Memory struct {
+	store docs.Store
+	opt   Options
+}
+
+// Options configures a Memory. Zero fields take their defaults.
+type Options struct {
+	// Secrets finds secrets in text that is about to be written: the
+	// policy's detectors (redact.Redactor.String fits). Nil means the
+	// built-in detectors of package policy/redact.
+	Secrets func(string) string
+	// Tokens counts tokens as the bench does (cl100k_base). Nil means
+	// internal/tokens.Count.
+	Tokens func(string) int
+	// Logger: default slog.Default().
+	Logger *slog.Logger
+	// Now: default time.Now.
+	Now func() time.Time
+}
+
+// New returns a Memory over store.
+func New(store docs.Store, opt Options) *Memory {
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	return &Memory{store: store, opt: opt}
+}
+
+// Store returns the documents' store.
+func (m *Memory) Store() docs.Store { return m.store }
