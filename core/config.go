@@ -39,6 +39,12 @@ type Config struct {
 	MemoryEnabled     bool
 	MemoryTokenBudget int
 	MemoryMaxDocs     int
+	// ContextTokens is the model's context size (llm.context_tokens,
+	// default 100,000): past 70 % of it the history is compacted.
+	ContextTokens int
+	// CountTokens counts the tokens of a text for compaction; default one
+	// per 4 bytes (cmd/opsgate passes the cl100k_base counter).
+	CountTokens func(string) int
 	// Retry is the model retry policy.
 	Retry RetryPolicy
 	// Policy decides which calls need approval or are denied, and who may
@@ -89,6 +95,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MemoryTokenBudget == 0 {
 		c.MemoryTokenBudget = 2200
+	}
+	if c.ContextTokens == 0 {
+		c.ContextTokens = 100000
+	}
+	if c.CountTokens == nil {
+		c.CountTokens = func(s string) int { return (len(s) + 3) / 4 }
 	}
 	if c.MemoryMaxDocs == 0 {
 		c.MemoryMaxDocs = 6

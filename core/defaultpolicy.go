@@ -39,6 +39,13 @@ func (d DefaultPolicy) Fallback(c PolicyCall) []string {
 	return d.Approvers[platform]
 }
 
+// Admins implements Admins: without a policy file, the approvers of the
+// conversation's platform decide proposals (memory promotion).
+func (d DefaultPolicy) Admins(convKey string) []string {
+	platform, _, _ := strings.Cut(convKey, ":")
+	return append([]string(nil), d.Approvers[platform]...)
+}
+
 // MayDecide implements Policy.
 func (d DefaultPolicy) MayDecide(a Approval, who Actor) Eligibility {
 	v := a.Verdict

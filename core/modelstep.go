@@ -40,6 +40,13 @@ func (e *Engine) modelStep(ctx context.Context, rs *runState) node {
 		return nodeFinal
 	}
 	req := ModelRequest{Messages: e.requestMessages(rs, notes), Tools: schemas}
+	if e.maybeCompact(ctx, rs, req.Messages) {
+		req.Messages = e.requestMessages(rs, notes)
+	}
+	if ctx.Err() != nil {
+		rs.status = RunStopped
+		return nodeFinal
+	}
 	resp, partial, err := e.generate(ctx, rs, req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -202,5 +209,9 @@ func (e *Engine) requestMessages(rs *runState, notes []string) []Message {
 	if len(notes) > 0 {
 		out = append(out, Message{Role: RoleSystem, Content: strings.Join(notes, "\n")})
 	}
-	return append(out, Window(rs.msgs, e.cfg.ContextWindowMessages)...)
+	hist, summary := history(rs.msgs)
+	if summary != "" {
+		out = append(out, Message{Role: RoleSystem, Content: summary})
+	}
+	return append(out, elideStale(Window(hist, e.cfg.ContextWindowMessages))...)
 }

@@ -229,6 +229,7 @@ func (e *Engine) final(ctx context.Context, rs *runState) {
 	usage := rs.run.Usage
 	rs.out.emit(rs.run.ID, Event{Type: EventCompleted, Status: rs.status, Text: rs.finalText, Usage: &usage, Duration: rs.run.Duration})
 	if rs.status != RunAwaitingApproval {
+		e.maybeTitle(ctx, rs)
 		rs.out.forget(rs.run.ID)
 	}
 	e.countRun(rs.status)

@@ -150,6 +150,9 @@ func (e *Engine) route(ctx context.Context, in Inbound) {
 		e.Stop(ctx, in.ConvKey)
 		return
 	}
+	if e.command(ctx, in) {
+		return
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.sessionLocked(in.ConvKey)
@@ -166,6 +169,30 @@ func (e *Engine) route(ctx context.Context, in Inbound) {
 		s.queue = append([]job{{kind: jobNew, in: in}}, s.queue...)
 		s.active.cancel()
 	}
+}
+
+// command answers a chat command that is not a run (/remember, /memory,
+// /forget) and reports whether in was one. The answer is a run of its own
+// without a model call, so every adapter shows it like an answer; the
+// command never enters the transcript.
+func (e *Engine) command(ctx context.Context, in Inbound) bool {
+	if e.commands == nil || !strings.HasPrefix(strings.TrimSpace(in.Text), "/") {
+		return false
+	}
+	reply, ok := e.commands.Command(ctx, CommandCall{
+		ConvKey: in.ConvKey, User: in.User, Person: e.cfg.Policy.Person(in.User.ID),
+		Admin: e.IsAdmin(in.ConvKey, in.User.ID), Text: strings.TrimSpace(in.Text),
+	})
+	if !ok {
+		return false
+	}
+	e.markDone(ctx, in)
+	out := e.outbox(in.ConvKey)
+	id := newID()
+	out.emit(id, Event{Type: EventReady})
+	out.emit(id, Event{Type: EventCompleted, Status: RunDone, Text: reply})
+	out.forget(id)
+	return true
 }
 
 // markDone records that a stored message was handled; a failure only means

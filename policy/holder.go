@@ -46,6 +46,9 @@ func (h *Holder) MayDecide(a core.Approval, who core.Actor) core.Eligibility {
 	return h.Policy().MayDecide(a, who)
 }
 
+// Admins implements core.Admins with the policy held now.
+func (h *Holder) Admins(convKey string) []string { return h.Policy().Admins(convKey) }
+
 // Person implements core.Policy with the policy held now.
 func (h *Holder) Person(identity string) string { return h.Policy().Person(identity) }
 

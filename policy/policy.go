@@ -109,6 +109,21 @@ func (p *Policy) InRole(identity, role string) bool {
 	return false
 }
 
+// Admins implements core.Admins: who may decide proposals such as a
+// memory promotion (DESIGN §14) — the persons of role admin; without a
+// policy file, or with no admin role, the platform's approvers as without
+// one.
+func (p *Policy) Admins(convKey string) []string {
+	if admins := p.roles["admin"]; p.hasFile && len(admins) > 0 {
+		return append([]string(nil), admins...)
+	}
+	var out []string
+	for _, id := range p.base.Admins(convKey) {
+		out = append(out, p.Person(id))
+	}
+	return out
+}
+
 // Classify implements core.Policy: the first matching rule decides; a
 // call no rule matches runs when it is a read and asks otherwise, with the
 // defaults. An ask rule makes even a read ask; nothing makes a non-read run.

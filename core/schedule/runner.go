@@ -108,7 +108,7 @@ func (r *Runner) loop(ctx context.Context, s Schedule) {
 		if next.IsZero() {
 			return
 		}
-		timer := time.NewTimer(time.Until(next))
+		timer := time.NewTimer(next.Sub(r.Now())) // on the runner's clock, as next is
 		select {
 		case <-ctx.Done():
 			timer.Stop()

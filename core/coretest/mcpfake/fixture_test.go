@@ -73,7 +73,7 @@ func TestToolResultsAndCalls(t *testing.T) {
 	}{
 		{"get_pods", map[string]any{"namespace": "prod"}, "pods in namespace prod: web-7d4b9 Running, worker-5f6c2 Running", false},
 		{"get_pods", map[string]any{"namespace": "missing"}, `namespaces "missing" not found`, true},
-		{"get_logs", map[string]any{"pod": "web-1", "tail": 5}, "last 5 log lines of pod web-1: GET /healthz 200", false},
+		{"get_logs", map[string]any{"pod": "web-1", "tail": 5}, "last 5 log lines of pod web-1:\n2026-11-24T03:00:00Z INFO GET /healthz 200 3ms\n2026-11-24T03:00:01Z INFO GET /healthz 200 4ms\n2026-11-24T03:00:02Z INFO GET /healthz 200 5ms\n2026-11-24T03:00:03Z INFO GET /healthz 200 6ms\n2026-11-24T03:00:04Z INFO GET /healthz 200 7ms", false},
 		{"scale_deployment", map[string]any{"name": "web", "replicas": 3}, "scaled deployment web to 3 replicas", false},
 		{"delete_namespace", map[string]any{"namespace": "staging"}, "deleted namespace staging", false},
 		{"restart_pod", map[string]any{"pod": "web-1"}, "restarted pod web-1", false},

@@ -3,6 +3,7 @@ package mcpfake
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -100,8 +101,13 @@ func (f *Fixture) getLogs(_ context.Context, req mcp.CallToolRequest) (*mcp.Call
 	if err != nil {
 		return mcp.NewToolResultError(err.Error()), nil
 	}
-	tail := req.GetInt("tail", 10)
-	return mcp.NewToolResultText(fmt.Sprintf("last %d log lines of pod %s: GET /healthz 200", tail, pod)), nil
+	tail := min(req.GetInt("tail", 10), 5000)
+	var b strings.Builder
+	fmt.Fprintf(&b, "last %d log lines of pod %s:", tail, pod)
+	for i := range tail {
+		fmt.Fprintf(&b, "\n2026-11-24T03:%02d:%02dZ INFO GET /healthz 200 %dms", i/60%60, i%60, 3+i%17)
+	}
+	return mcp.NewToolResultText(b.String()), nil
 }
 
 func (f *Fixture) scaleDeployment(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
