@@ -1,0 +1,289 @@
+package memory
+
+import (
+	"cmp"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/opsgate/opsgate/memory/docs"
+)
+
+// Weighting is how much each ranking component counts. Every component is
+// in 0..1, so a score is at most the sum of the weights.
+type Weighting struct {
+	Text    float64 // the store's full-text relevance, over the best of the search
+	Trust   float64 // docs.Trust.Weight
+	Type    float64 // TypeBoosts for what the question is after
+	Entity  float64 // the document's entities named in the question
+	Recency float64 // 30-day half-life on UpdatedAt
+}
+
+// Weights is the one ranking table (DESIGN §14): a candidate's score is
+// the weighted sum of its components.
+//
+//	component  weight  value in 0..1
+//	Text       0.50    store relevance (FTS5 bm25 / ts_rank_cd) ÷ the best of this search
+//	Entity     0.20    1 when a service, workload or incident of the document is named;
+//	                   else 0.5 for its namespace, 0.25 for its environment alone
+//	Trust      0.15    admin_approved 1.0, system_seeded 0.95, user_authored 0.85, agent_draft 0.45
+//	Type       0.10    TypeBoosts: runbooks first for incident-like questions, …
+//	Recency    0.05    0.5^(age / 30 days), age since the last update
+//
+// Text dominates: the other components reorder documents that match about
+// as well, and never lift a poor text match above a good one by much.
+// Trust alone (0.15 × 0.55 between admin_approved and agent_draft) puts an
+// approved document above a draft with the same text.
+var Weights = Weighting{Text: 0.50, Entity: 0.20, Trust: 0.15, Type: 0.10, Recency: 0.05}
+
+// HalfLife is the age at which a document's recency is 0.5.
+const HalfLife = 30 * 24 * time.Hour
+
+// Intent is what a question seems to be after, as far as document types
+// go.
+type Intent string
+
+// Intents. General is every question's; the others are recognised by
+// their words (intentWords).
+const (
+	General    Intent = "general"
+	Incident   Intent = "incident"   // something is broken: errors, crashes, alerts, rollbacks
+	History    Intent = "history"    // what happened before: incidents, postmortems, lessons
+	Verify     Intent = "verify"     // how to check that a fix or change worked
+	Tooling    Intent = "tooling"    // how to use a tool or command
+	Convention Intent = "convention" // how the team does things: freezes, approvals, naming
+	Context    Intent = "context"    // what a service is, who owns it, what it depends on
+	Preference Intent = "preference" // the person's own preferences
+)
+
+// TypeBoosts is the Type component of a document for each intent; a
+// question with several intents gives each document its best value.
+var TypeBoosts = map[Intent]map[docs.Type]float64{
+	General: {docs.Runbook: 0.6, docs.IncidentLesson: 0.5, docs.VerificationChecklist: 0.5, docs.ServiceContext: 0.6,
+		docs.WorkspaceConvention: 0.6, docs.ToolUsageLesson: 0.5, docs.UserPreference: 0.5, docs.ConversationNote: 0.4},
+	Incident: {docs.Runbook: 1.0, docs.IncidentLesson: 0.8, docs.VerificationChecklist: 0.7, docs.ServiceContext: 0.5,
+		docs.ToolUsageLesson: 0.5},
+	History:    {docs.IncidentLesson: 1.0, docs.Runbook: 0.7, docs.ConversationNote: 0.6},
+	Verify:     {docs.VerificationChecklist: 1.0, docs.Runbook: 0.8},
+	Tooling:    {docs.ToolUsageLesson: 1.0, docs.Runbook: 0.7},
+	Convention: {docs.WorkspaceConvention: 1.0, docs.UserPreference: 0.7},
+	Context:    {docs.ServiceContext: 1.0, docs.Runbook: 0.6},
+	Preference: {docs.UserPreference: 1.0, docs.WorkspaceConvention: 0.7},
+}
+
+// intentWords are the words that show an intent.
+var intentWords = map[Intent]map[string]bool{
+	Incident: wordSet(`error errors erroring 5xx 4xx 500 502 503 504 429 401 403 404 down outage failing fails failed
+		failure failures crash crashes crashing crashloop crashloopbackoff oom oomkilled killed evicted evictions alert
+		alerts alerting firing fired paged page latency slow slowness timeout timeouts timing spike spiking broken
+		degraded incident pending restart restarts restarting lag lagging backlog stuck full pressure unavailable
+		rollback roll revert undo exhausted expired expiring expiry red hung hanging dropping dropped rejected
+		refused reset resets unhealthy notready imagepullbackoff throttled throttling leak leaking`),
+	History: wordSet(`incident incidents postmortem postmortems lesson lessons learned before previously happened
+		history last inc`),
+	Verify: wordSet(`verify verified verifying verification checklist confirm confirmed validate validation
+		smoke`),
+	Tooling: wordSet(`command commands syntax cli flag flags usage`),
+	Convention: wordSet(`convention conventions policy policies freeze allowed rule rules approval approver naming
+		process etiquette`),
+	Context:    wordSet(`owns owner owners ownership architecture depends dependency dependencies overview responsible`),
+	Preference: wordSet(`prefer preference preferences favourite favorite`),
+}
+
+// Components are the parts of a candidate's score, each before weighting
+// (what `memory search --explain` shows).
+type Components struct {
+	TextRaw float64 // the store's relevance
+	Text    float64 // TextRaw over the best TextRaw of the search
+	Trust   float64
+	Type    float64
+	Entity  float64
+	// Entities are the document's entities the question names, as
+	// kind=value.
+	Entities []string
+	Recency  float64
+	AgeDays  float64 // since UpdatedAt, for Recency
+}
+
+// Scored is a ranked search result.
+type Scored struct {
+	Doc   docs.Document
+	Score float64 // Weights applied to Components
+	Components
+}
+
+// Question is what ranking reads from the text of a search.
+type Question struct {
+	Text    string
+	Terms   []string // Terms(Text)
+	Intents []Intent // General first
+	words   []string // every word, stop words included, incident ids joined as "inc-N"
+	envs    map[string]bool
+}
+
+// incidentID finds incident ids: INC-2142, inc 2142, INC2142.
+var incidentID = regexp.MustCompile(`(?i)\binc[-_ ]?(\d+)\b`)
+
+// NewQuestion reads a search text.
+func NewQuestion(text string) Question {
+	q := Question{Text: text, Terms: Terms(text), Intents: []Intent{General}, envs: map[string]bool{}}
+	norm := incidentID.ReplaceAllString(text, " inc-$1 ")
+	for _, f := range strings.Fields(strings.ToLower(norm)) {
+		if strings.HasPrefix(f, "inc-") {
+			q.words = append(q.words, strings.TrimRightFunc(f, notWord))
+			continue
+		}
+		q.words = append(q.words, strings.FieldsFunc(f, notWord)...)
+	}
+	seen := map[Intent]bool{}
+	for _, w := range q.words {
+		if env := environment(w); env != "" {
+			q.envs[env] = true
+		}
+		for _, in := range []Intent{Incident, History, Verify, Tooling, Convention, Context, Preference} {
+			if !seen[in] && intentWords[in][w] {
+				seen[in] = true
+				q.Intents = append(q.Intents, in)
+			}
+		}
+		if strings.HasPrefix(w, "inc-") && !seen[History] {
+			seen[History] = true
+			q.Intents = append(q.Intents, History)
+		}
+	}
+	return q
+}
+
+// environment folds the words for an environment: prod, production, prd
+// and live are "prod"; staging, stage and stg are "staging"; dev and
+// development are "dev". Anything else is "".
+func environment(w string) string {
+	switch {
+	case w == "prod" || w == "production" || w == "prd" || w == "live" || strings.HasPrefix(w, "prod-"):
+		return "prod"
+	case w == "staging" || w == "stage" || w == "stg" || strings.HasPrefix(w, "staging-"):
+		return "staging"
+	case w == "dev" || w == "development":
+		return "dev"
+	case w == "qa" || w == "test" || w == "sandbox":
+		return w
+	}
+	return ""
+}
+
+// entityWeights is the Entity component of a named entity, by kind: naming
+// a service, workload or incident singles a document out; a namespace
+// narrows; an environment barely does (most documents are about prod).
+var entityWeights = map[string]float64{
+	"service": 1, "workload": 1, "incident": 1,
+	"namespace": 0.5, "environment": 0.25,
+}
+
+// entityWeight is entityWeights with 0.5 for other kinds.
+func entityWeight(kind string) float64 {
+	if w, ok := entityWeights[kind]; ok {
+		return w
+	}
+	return 0.5
+}
+
+// entityMatch returns the Entity component of d for q and which of its
+// entities q names.
+func (q Question) entityMatch(d docs.Document) (float64, []string) {
+	kinds := make([]string, 0, len(d.Entities))
+	for k := range d.Entities {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	best := 0.0
+	var named []string
+	for _, kind := range kinds {
+		for _, v := range d.Entities[kind] {
+			if q.names(kind, v) {
+				named = append(named, kind+"="+v)
+				best = max(best, entityWeight(kind))
+			}
+		}
+	}
+	return best, named
+}
+
+// names reports whether the question names the entity value v of kind.
+func (q Question) names(kind, v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	if kind == "environment" {
+		if env := environment(v); env != "" {
+			return q.envs[env]
+		}
+	}
+	if kind == "incident" {
+		if m := incidentID.FindStringSubmatch(v); m != nil {
+			return slices.Contains(q.words, "inc-"+m[1])
+		}
+	}
+	if kind == "workload" {
+		// "rollout/payments-api", "deploy/x": the name is what people say.
+		if _, name, ok := strings.Cut(v, "/"); ok {
+			v = name
+		}
+	}
+	return containsRun(q.words, words(v))
+}
+
+// containsRun reports whether seq holds run as consecutive elements.
+func containsRun(seq, run []string) bool {
+	if len(run) == 0 {
+		return false
+	}
+	for i := 0; i+len(run) <= len(seq); i++ {
+		if slices.Equal(seq[i:i+len(run)], run) {
+			return true
+		}
+	}
+	return false
+}
+
+// typeBoost is the Type component of a document of type t.
+func (q Question) typeBoost(t docs.Type) float64 {
+	b := 0.0
+	for _, in := range q.Intents {
+		b = max(b, TypeBoosts[in][t])
+	}
+	return b
+}
+
+// Rank scores the store's matches for q at time now and returns them best
+// first (ties: better text, then path, then id). It is pure: the same
+// matches, question and time give the same result.
+func Rank(q Question, ms []docs.Match, now time.Time) []Scored {
+	best := 0.0
+	for _, m := range ms {
+		best = max(best, m.Text)
+	}
+	out := make([]Scored, len(ms))
+	for i, m := range ms {
+		c := Components{TextRaw: m.Text, Trust: m.Doc.Trust.Weight(), Type: q.typeBoost(m.Doc.Type)}
+		if best > 0 {
+			c.Text = m.Text / best
+		}
+		c.Entity, c.Entities = q.entityMatch(m.Doc)
+		if !m.Doc.UpdatedAt.IsZero() {
+			age := max(0, now.Sub(m.Doc.UpdatedAt))
+			c.AgeDays = age.Hours() / 24
+			c.Recency = math.Pow(0.5, float64(age)/float64(HalfLife))
+		}
+		out[i] = Scored{Doc: m.Doc, Score: Weights.score(c), Components: c}
+	}
+	slices.SortStableFunc(out, func(a, b Scored) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(b.TextRaw, a.TextRaw),
+			cmp.Compare(a.Doc.Path, b.Doc.Path), cmp.Compare(a.Doc.ID, b.Doc.ID))
+	})
+	return out
+}
+
+// score weighs c.
+func (w Weighting) score(c Components) float64 {
+	return w.Text*c.Text + w.Trust*c.Trust + w.Type*c.Type + w.Entity*c.Entity + w.Recency*c.Recency
+}
