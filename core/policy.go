@@ -79,6 +79,9 @@ type Verdict struct {
 	SelfApproval bool `json:"self_approval,omitempty"`
 	// Notify are further places ("telegram:12345678") that get the card.
 	Notify []string `json:"notify,omitempty"`
+	// Proposal marks a request a virtual tool proposed (a memory
+	// promotion): nothing runs when it is approved; its tool acts on it.
+	Proposal bool `json:"proposal,omitempty"`
 }
 
 // Eligibility is MayDecide's answer.

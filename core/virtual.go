@@ -114,6 +114,7 @@ func (e *Engine) propose(ctx context.Context, c VirtualCall, p Proposal) (Approv
 	if v.Action != ActionAsk {
 		return Approval{}, ErrNoAdmins
 	}
+	v.Proposal = true
 	now := e.now()
 	a := Approval{
 		ID: newID(), RunID: c.RunID, ConvKey: c.ConvKey, CallID: c.CallID,

@@ -17,6 +17,9 @@ const maxCardArgs = 1500
 // it notifies), with Approve/Deny buttons while it is pending and the
 // outcome instead once it is decided.
 func cardMessage(a core.Approval, maxData int) Message {
+	if a.Verdict.Proposal {
+		return proposalMessage(a, maxData)
+	}
 	var b strings.Builder
 	if a.Risk == core.RiskDestructive {
 		b.WriteString("🔴 **Approval needed: destructive action**\n")
@@ -165,4 +168,38 @@ func (s *Sender) pruneCardsLocked() {
 			delete(s.cards, id)
 		}
 	}
+}
+
+// proposalMessage renders a memory promotion proposal: what would become
+// workspace memory, with Promote/Reject buttons for the admins (the same
+// approve/deny decision underneath).
+func proposalMessage(a core.Approval, maxData int) Message {
+	var p struct{ Path, Title, Reason, SHA256 string }
+	_ = json.Unmarshal(a.Arguments, &p)
+	var b strings.Builder
+	b.WriteString("📚 **Memory promotion proposed**\n")
+	b.WriteString("Document: `" + strings.ReplaceAll(p.Path, "`", "'") + "`")
+	if p.Title != "" {
+		b.WriteString(" — " + oneLine(p.Title, 200))
+	}
+	b.WriteString("\nBecomes workspace memory every conversation sees, marked admin-approved.")
+	if p.Reason != "" {
+		b.WriteString("\nWhy: " + oneLine(p.Reason, 500))
+	}
+	b.WriteString("\nProposed in a conversation of " + who(a.Requester))
+	if len(p.SHA256) >= 12 {
+		b.WriteString(" · version " + p.SHA256[:12])
+	}
+	m := Message{}
+	if a.Status == core.ApprovalPending || a.Status == "" {
+		b.WriteString("\nAdmins decide.")
+		m.Buttons = []Button{
+			{Label: "⬆️ Promote", Data: ButtonData(ActionApprove, a.ID, maxData), Style: StylePrimary},
+			{Label: "🗑 Reject", Data: ButtonData(ActionDeny, a.ID, maxData), Style: StyleDanger},
+		}
+	} else {
+		b.WriteString("\n\n" + outcomeIcon(a.Status) + " **" + capitalise(Outcome(a)) + "**")
+	}
+	m.Text = b.String()
+	return m
 }

@@ -15,6 +15,10 @@ import (
 func DecisionReply(a core.Approval, approve bool, err error) (text string, alert bool) {
 	var refused *core.NotAllowedError
 	switch {
+	case err == nil && a.Verdict.Proposal && approve:
+		return "⬆️ Promoted: it is workspace memory now.", false
+	case err == nil && a.Verdict.Proposal:
+		return "🗑 Rejected: it stays a draft.", false
 	case err == nil && a.Status == core.ApprovalPending:
 		return "👍 Your approval is counted: " + Progress(a) + ". " + a.Tool + " runs once the quorum is reached.", false
 	case err == nil && approve:

@@ -110,6 +110,13 @@ func (d *draft) apply(ev core.Event) bool {
 		}
 		d.footer = "⚠️ " + oneLine(msg, 500)
 		return true
+	case core.EventMemoryContextLoaded:
+		if line := memoryLine(ev.Memory); line != "" {
+			d.items = append(d.items, draftItem{text: line})
+			d.cur = -1
+			return true
+		}
+		return false
 	case core.EventCompleted:
 		if ev.Text != "" {
 			t := d.answer()
@@ -263,4 +270,30 @@ func progressText(p core.Progress) string {
 		s = strings.TrimSpace(s + " " + oneLine(p.Message, 60))
 	}
 	return s
+}
+
+// memoryLine is the one compact line that says which memory the model was
+// given: "📚 runbook: `payments/rollback.md` · incident_lesson: `inc-2041.md`";
+// unreviewed drafts are marked.
+func memoryLine(refs []core.MemoryRef) string {
+	var parts []string
+	byType := map[string][]string{}
+	var types []string
+	for _, r := range refs {
+		name := "`" + strings.ReplaceAll(r.Path, "`", "'") + "`"
+		if !r.Trusted {
+			name += " (draft)"
+		}
+		if _, ok := byType[r.Type]; !ok {
+			types = append(types, r.Type)
+		}
+		byType[r.Type] = append(byType[r.Type], name)
+	}
+	for _, t := range types {
+		parts = append(parts, strings.ReplaceAll(t, "_", " ")+": "+strings.Join(byType[t], ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "📚 " + strings.Join(parts, " · ")
 }

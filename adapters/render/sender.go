@@ -143,6 +143,18 @@ func (s *Sender) Send(_ context.Context, ev core.Event) error {
 		return nil
 	}
 	c := s.convLocked(ev.ConvKey)
+	if a := ev.Approval; a != nil && a.Verdict.Proposal {
+		// A proposal (memory promotion) is a card of its own; its run may
+		// have ended long before the decision.
+		switch ev.Type {
+		case core.EventMemoryPromotionProposed, core.EventToolAwaitingApproval:
+			c.ops = append(c.ops, op{kind: opCard, approval: *a})
+		case core.EventToolApproved, core.EventToolDenied:
+			c.ops = append(c.ops, op{kind: opOutcome, approval: *a})
+		}
+		s.wakeLocked(c)
+		return nil
+	}
 	d := c.drafts[ev.RunID]
 	if d == nil || d.final {
 		// A run paused for approval resumes with the same id: it continues
@@ -191,7 +203,8 @@ func shown(t core.EventType) bool {
 	case core.EventReady, core.EventGenerationStart, core.EventToken, core.EventGenerationComplete,
 		core.EventToolAwaitingApproval, core.EventToolApproved, core.EventToolDenied,
 		core.EventToolExecuting, core.EventToolProgress, core.EventToolResult, core.EventToolError,
-		core.EventRateLimit, core.EventTransientError, core.EventWorkflowError, core.EventCompleted:
+		core.EventRateLimit, core.EventTransientError, core.EventWorkflowError, core.EventCompleted,
+		core.EventMemoryContextLoaded, core.EventMemoryPromotionProposed:
 		return true
 	}
 	return false

@@ -111,6 +111,16 @@ func oneLine(s string, max int) string {
 // Outcome says how an approval request ended, for people: "approved by
 // Alice", "denied by Bob: not during peak", "expired, not run".
 func Outcome(a core.Approval) string {
+	if a.Verdict.Proposal {
+		switch a.Status {
+		case core.ApprovalApproved:
+			return "promoted by " + who(a.DecidedBy)
+		case core.ApprovalDenied:
+			return "rejected by " + who(a.DecidedBy)
+		case core.ApprovalExpired:
+			return "expired, not promoted"
+		}
+	}
 	switch a.Status {
 	case core.ApprovalApproved:
 		if names := approvers(a); len(names) > 1 {
