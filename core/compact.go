@@ -219,7 +219,7 @@ func (e *Engine) maybeTitle(ctx context.Context, rs *runState) {
 			users = append(users, truncate(m.Content, 500))
 		}
 	}
-	if len(users) != titleAfter || rs.status != RunDone {
+	if !e.cfg.Titles || len(users) != titleAfter || rs.status != RunDone {
 		return
 	}
 	resp, err := e.model.Generate(ctx, ModelRequest{Messages: []Message{

@@ -129,7 +129,7 @@ func TestLongConversationStaysFlat(t *testing.T) {
 
 // After three exchanges the conversation gets a model-written title.
 func TestTitleAfterThreeExchanges(t *testing.T) {
-	h := newHarness(t)
+	h := newHarness(t, withConfig(func(c *core.Config) { c.Titles = true }))
 	h.llm.SetResponder(func(req llmfake.Request) llmfake.Reply {
 		if strings.HasPrefix(req.Messages[0].Content, "Write a title") {
 			return llmfake.Reply{Text: `"Payments API restarts in prod."`}

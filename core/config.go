@@ -42,6 +42,10 @@ type Config struct {
 	// ContextTokens is the model's context size (llm.context_tokens,
 	// default 100,000): past 70 % of it the history is compacted.
 	ContextTokens int
+	// Titles: after three exchanges a conversation gets a model-written
+	// title (one more model call). cmd/opsgate turns it on; engines in
+	// tests leave it off so that their model calls stay as scripted.
+	Titles bool
 	// CountTokens counts the tokens of a text for compaction; default one
 	// per 4 bytes (cmd/opsgate passes the cl100k_base counter).
 	CountTokens func(string) int

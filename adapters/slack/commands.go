@@ -18,7 +18,8 @@ const helpText = `*opsgate* works your infrastructure with you, and changes noth
 • ` + "`/opsgate <request>`" + ` starts a conversation in a new thread
 • mention me in a channel to start one on your message; reply in my threads without mentioning me
 • ` + "`/opsgate status`" + ` shows what is running in this channel
-• ` + "`/opsgate stop`" + ` stops everything running in this channel; say ` + "`stop`" + ` in a thread (or press Stop) to stop just that one`
+• ` + "`/opsgate stop`" + ` stops everything running in this channel; say ` + "`stop`" + ` in a thread (or press Stop) to stop just that one
+• ` + "`/opsgate remember <text>`" + `, ` + "`/opsgate memory <query>`" + `, ` + "`/opsgate forget <path>`" + ` keep, search and archive memory notes (in a thread: mention me with ` + "`/remember …`" + `)`
 
 // commandReply is the immediate answer to a slash command (the HTTP
 // response or the Socket Mode ack payload).
@@ -50,6 +51,10 @@ func (a *Adapter) command(cmd slack.SlashCommand) (*commandReply, func(context.C
 		return nil, func(ctx context.Context) { a.stopChannel(ctx, cmd) }
 	case "status":
 		return nil, func(ctx context.Context) { a.status(ctx, cmd) }
+	case "remember", "memory", "forget":
+		// Memory commands go to the engine as "/remember …" (DESIGN §14),
+		// answered in a thread like any request.
+		cmd.Text = "/" + text
 	}
 	return nil, func(ctx context.Context) { a.ask(ctx, cmd) }
 }

@@ -20,6 +20,9 @@ Nothing that changes anything runs without an approval: I post a card with **App
 /new – start a fresh conversation
 /stop – stop what I am doing (the Stop button does the same)
 /status – what is running and what waits for approval
+/remember TEXT – keep a note in this chat's memory
+/memory QUERY – search memory (runbooks, lessons, notes)
+/forget PATH – archive a memory note you wrote
 /help – this text
 
 In a group, mention me or reply to one of my messages.`
@@ -68,6 +71,8 @@ func (a *Adapter) onMessage(ctx context.Context, m *tgbotapi.Message) error {
 	case "status":
 		a.status(ctx, key)
 		return nil
+	case "remember", "memory", "forget":
+		// Memory commands: the engine answers them (DESIGN §14).
 	default:
 		if args == "" {
 			a.sender.Say(key, "Unknown command /"+cmd+". Try /help.")

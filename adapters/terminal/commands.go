@@ -27,6 +27,17 @@ func init() { // in init: /help's run refers to the table itself
 	}
 }
 
+// EngineCommand reports whether /name is answered by the engine rather
+// than by the adapter: the memory commands, the same on every platform
+// (DESIGN §14). They are sent like a message.
+func EngineCommand(name string) bool {
+	switch strings.ToLower(name) {
+	case "remember", "memory", "forget":
+		return true
+	}
+	return false
+}
+
 // parseCommand reports whether text is a command: a first word of "/" and
 // a letter, then letters, digits, '-' or '_' ("/etc/hosts is full" is a
 // message). name is lower-cased.
@@ -77,6 +88,7 @@ func (a *Adapter) help(context.Context) bool {
 	for _, c := range commands {
 		fmt.Fprintf(&b, "\n  /%-7s %s", c.name, c.help)
 	}
+	b.WriteString("\n  /remember TEXT  keep TEXT in this channel's memory\n  /memory QUERY   search memory\n  /forget PATH    archive a memory document you wrote")
 	b.WriteString("\nWhen opsgate asks about a tool call, y or yes approves it; anything else denies it\n(words other than n or no are passed to the model as the reason).")
 	a.println(b.String())
 	a.prompt()

@@ -52,7 +52,7 @@ func (a *Adapter) handleLine(ctx context.Context, in input) (quit bool, err erro
 		return false, nil
 	}
 	text := strings.TrimSpace(in.text)
-	if name, args, ok := parseCommand(text); ok {
+	if name, args, ok := parseCommand(text); ok && !EngineCommand(name) {
 		return a.command(ctx, name, args)
 	}
 	switch {
