@@ -65,6 +65,9 @@ type LLM struct {
 	Timeout time.Duration `yaml:"timeout"`
 	// StreamIdleTimeout bounds the silence between two chunks of an answer.
 	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
+	// ContextTokens is the model's context budget: past 70 % of it the
+	// history is compacted.
+	ContextTokens int `yaml:"context_tokens"`
 }
 
 // Store is where all durable state lives.
@@ -77,6 +80,9 @@ type Store struct {
 type Memory struct {
 	Enabled     bool `yaml:"enabled"`
 	TokenBudget int  `yaml:"token_budget"`
+	// MaxDocs bounds the documents injected per turn, trusted and
+	// untrusted together.
+	MaxDocs int `yaml:"max_docs"`
 }
 
 // Session tunes conversations.
@@ -184,9 +190,9 @@ type Schedule struct {
 // other keys.
 func Defaults() Config {
 	return Config{
-		LLM:       LLM{MaxIterations: 25, ContextWindowMessages: 40, Timeout: 60 * time.Second, StreamIdleTimeout: 60 * time.Second},
+		LLM:       LLM{MaxIterations: 25, ContextWindowMessages: 40, Timeout: 60 * time.Second, StreamIdleTimeout: 60 * time.Second, ContextTokens: 100000},
 		Store:     Store{URL: "sqlite://./opsgate-data/opsgate.db"},
-		Memory:    Memory{Enabled: true, TokenBudget: 2200},
+		Memory:    Memory{Enabled: true, TokenBudget: 2200, MaxDocs: 6},
 		Session:   Session{QueueMode: "steer"},
 		Tools:     Tools{CallTimeout: 120 * time.Second},
 		Approvals: Approvals{Expiry: 30 * time.Minute},

@@ -51,27 +51,27 @@ func TestLoadDefaultsWithoutFile(t *testing.T) {
 		{
 			name: "nothing set uses local Ollama",
 			env:  env(),
-			llm:  LLM{BaseURL: OllamaBaseURL, Model: OllamaModel, MaxIterations: 25, ContextWindowMessages: 40},
+			llm:  LLM{BaseURL: OllamaBaseURL, Model: OllamaModel, MaxIterations: 25, ContextWindowMessages: 40, ContextTokens: 100000},
 		},
 		{
 			name: "OPENAI_API_KEY selects OpenAI",
 			env:  env("OPENAI_API_KEY", "sk-test"),
-			llm:  LLM{BaseURL: OpenAIBaseURL, APIKey: "sk-test", Model: OpenAIModel, MaxIterations: 25, ContextWindowMessages: 40},
+			llm:  LLM{BaseURL: OpenAIBaseURL, APIKey: "sk-test", Model: OpenAIModel, MaxIterations: 25, ContextWindowMessages: 40, ContextTokens: 100000},
 		},
 		{
 			name: "OPENAI_BASE_URL with its key",
 			env:  env("OPENAI_API_KEY", "sk-proxy", "OPENAI_BASE_URL", "http://litellm:4000/v1"),
-			llm:  LLM{BaseURL: "http://litellm:4000/v1", APIKey: "sk-proxy", Model: OpenAIModel, MaxIterations: 25, ContextWindowMessages: 40},
+			llm:  LLM{BaseURL: "http://litellm:4000/v1", APIKey: "sk-proxy", Model: OpenAIModel, MaxIterations: 25, ContextWindowMessages: 40, ContextTokens: 100000},
 		},
 		{
 			name: "OPENAI_BASE_URL pointing at Ollama",
 			env:  env("OPENAI_BASE_URL", "http://gpu-box:11434/v1"),
-			llm:  LLM{BaseURL: "http://gpu-box:11434/v1", Model: OllamaModel, MaxIterations: 25, ContextWindowMessages: 40},
+			llm:  LLM{BaseURL: "http://gpu-box:11434/v1", Model: OllamaModel, MaxIterations: 25, ContextWindowMessages: 40, ContextTokens: 100000},
 		},
 		{
 			name: "OPSGATE_LLM_BASE_URL elsewhere does not receive OPENAI_API_KEY",
 			env:  env("OPENAI_API_KEY", "sk-secret", "OPSGATE_LLM_BASE_URL", "https://vllm.internal/v1"),
-			llm:  LLM{BaseURL: "https://vllm.internal/v1", Model: OpenAIModel, MaxIterations: 25, ContextWindowMessages: 40},
+			llm:  LLM{BaseURL: "https://vllm.internal/v1", Model: OpenAIModel, MaxIterations: 25, ContextWindowMessages: 40, ContextTokens: 100000},
 		},
 	}
 	for _, tt := range tests {
@@ -145,7 +145,7 @@ schedules:
 	want := Defaults()
 	want.File = "opsgate.yaml"
 	want.LLM = LLM{BaseURL: "http://llm:8000/v1", APIKey: "k-1", Model: "qwen3:8b", MaxIterations: 7, ContextWindowMessages: 40, ReasoningEffort: "low",
-		Timeout: 90 * time.Second, StreamIdleTimeout: 45 * time.Second}
+		Timeout: 90 * time.Second, StreamIdleTimeout: 45 * time.Second, ContextTokens: 100000}
 	want.Store.URL = "./data/my.db"
 	want.Memory.Enabled = false
 	want.Session.QueueMode = "followup"

@@ -52,6 +52,9 @@ func (c *Config) validateLLM() error {
 	if l.MaxIterations < 1 {
 		return c.errorf("llm.max_iterations", "must be at least 1 (got %d)", l.MaxIterations)
 	}
+	if l.ContextTokens < 1000 {
+		return c.errorf("llm.context_tokens", "must be at least 1000 (got %d)", l.ContextTokens)
+	}
 	if l.ContextWindowMessages < 2 {
 		return c.errorf("llm.context_window_messages", "must be at least 2 (got %d)", l.ContextWindowMessages)
 	}
@@ -81,6 +84,9 @@ func (c *Config) validateStore() error {
 func (c *Config) validateMemory() error {
 	if c.Memory.TokenBudget < 1 {
 		return c.errorf("memory.token_budget", "must be at least 1 (got %d)", c.Memory.TokenBudget)
+	}
+	if c.Memory.MaxDocs < 1 {
+		return c.errorf("memory.max_docs", "must be at least 1 (got %d)", c.Memory.MaxDocs)
 	}
 	return nil
 }
