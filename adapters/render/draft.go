@@ -111,7 +111,7 @@ func (d *draft) apply(ev core.Event) bool {
 		d.footer = "⚠️ " + oneLine(msg, 500)
 		return true
 	case core.EventMemoryContextLoaded:
-		if line := memoryLine(ev.Memory); line != "" {
+		if line := MemoryLine(ev.Memory, false); line != "" {
 			d.items = append(d.items, draftItem{text: line})
 			d.cur = -1
 			return true
@@ -272,15 +272,19 @@ func progressText(p core.Progress) string {
 	return s
 }
 
-// memoryLine is the one compact line that says which memory the model was
-// given: "📚 runbook: `payments/rollback.md` · incident_lesson: `inc-2041.md`";
-// unreviewed drafts are marked.
-func memoryLine(refs []core.MemoryRef) string {
+// MemoryLine is the one compact line that says which memory the model was
+// given: "📚 runbook: `payments/rollback.md` · incident lesson: `inc-2041.md`";
+// unreviewed drafts are marked. plain leaves the paths unquoted (for a
+// terminal).
+func MemoryLine(refs []core.MemoryRef, plain bool) string {
 	var parts []string
 	byType := map[string][]string{}
 	var types []string
 	for _, r := range refs {
 		name := "`" + strings.ReplaceAll(r.Path, "`", "'") + "`"
+		if plain {
+			name = r.Path
+		}
 		if !r.Trusted {
 			name += " (draft)"
 		}

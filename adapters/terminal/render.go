@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/core"
 )
 
@@ -34,16 +35,21 @@ func (a *Adapter) Send(_ context.Context, ev core.Event) error {
 func (a *Adapter) render(w *errWriter, ev core.Event) {
 	switch ev.Type {
 	case core.EventReady:
-		a.failed = false
+		a.failed, a.answered = false, false
+	case core.EventMemoryContextLoaded:
+		if line := render.MemoryLine(ev.Memory, true); line != "" {
+			a.line(w, a.paint(dim, Sanitize(line)))
+		}
 	case core.EventGenerationStart:
 		a.streamed, a.streamedText = false, ""
 	case core.EventToken:
 		if ev.Text != "" {
 			a.write(w, Sanitize(ev.Text))
-			a.streamed = true
+			a.streamed, a.answered = true, true
 			a.streamedText += ev.Text
 		}
 	case core.EventGenerationComplete:
+		a.answered = a.answered || strings.TrimSpace(ev.Text) != ""
 		switch {
 		case !a.streamed && strings.TrimSpace(ev.Text) != "":
 			a.write(w, Sanitize(ev.Text))
@@ -217,6 +223,11 @@ func (a *Adapter) completed(w *errWriter, ev core.Event) {
 		a.failures++
 		if !a.failed {
 			a.line(w, a.paint(red, "⚠ error: "+Sanitize(firstNonEmpty(ev.Error, ev.Text, "the run failed"))))
+		}
+	case core.RunDone:
+		if !a.answered && strings.TrimSpace(ev.Text) != "" {
+			// An answer without a model call: a command's (/memory …).
+			a.line(w, Sanitize(strings.TrimSpace(ev.Text)))
 		}
 	}
 	a.busy = false

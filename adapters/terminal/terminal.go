@@ -106,6 +106,7 @@ type Adapter struct {
 	streamed      bool      // tokens of the current generation were printed
 	streamedText  string    // and their text
 	failed        bool      // the current run already reported its error
+	answered      bool      // the current run printed an answer (else completed's text is printed)
 	failures      int       // runs that ended with status error
 	tooLong       int       // lines over MaxLineBytes
 	lastInterrupt time.Time
