@@ -73,6 +73,9 @@ type Adapter struct {
 	places *placeCache
 	seen   *seenSet
 	queues *queues
+	// names and renameQueue serve thread renames (titles.go).
+	names       *threadNames
+	renameQueue *queues
 	// gwURL is the gateway's address, once asked (Run's goroutine only).
 	gwURL string
 	// ctx is the adapter's lifetime, not a request's: it bounds the work
@@ -87,6 +90,8 @@ type Adapter struct {
 	running bool
 	closing bool           // Run is ending: events are no longer taken
 	work    sync.WaitGroup // events being handled; Add only under mu while !closing
+	closed  bool           // Close has begun: no more renames
+	renames sync.WaitGroup // thread renames going on; Add only under mu while !closed
 }
 
 var _ core.EventSender = (*Adapter)(nil)
@@ -121,6 +126,7 @@ func New(cfg Config, engine Engine, log *slog.Logger, opts ...Option) (*Adapter,
 		cfg: cfg, log: log.With("adapter", "discord"), dg: dg, engine: engine,
 		limits: DefaultLimits, appID: cfg.ApplicationID,
 		places: newPlaceCache(), seen: newSeenSet(4096), queues: newQueues(),
+		names: newThreadNames(), renameQueue: newQueues(),
 		link: render.NewLink("gateway"),
 	}
 	for _, o := range opts {
@@ -144,8 +150,15 @@ func (a *Adapter) SetEngine(e Engine) {
 }
 
 // Send implements core.EventSender: it renders the event into its
-// conversation's thread. It never blocks on Discord.
-func (a *Adapter) Send(ctx context.Context, ev core.Event) error { return a.out.Send(ctx, ev) }
+// conversation's thread, and renames a thread the bot started after the
+// conversation's title (conversation.title.generated). It never blocks on
+// Discord.
+func (a *Adapter) Send(ctx context.Context, ev core.Event) error {
+	if ev.Type == core.EventConversationTitle {
+		a.retitle(ev.ConvKey, ev.Text)
+	}
+	return a.out.Send(ctx, ev)
+}
 
 // Sender is the renderer behind Send (for Flush, Say and Stats).
 func (a *Adapter) Sender() *render.Sender { return a.out }
@@ -203,13 +216,23 @@ func (a *Adapter) Owns(convKey string) bool { return strings.HasPrefix(convKey, 
 // closeTimeout bounds how long Close delivers what is left.
 const closeTimeout = 10 * time.Second
 
-// Close delivers what the renderer still has (up to 10 s) and stops it;
-// Send fails afterwards. Call it after Run returned and the engine shut
-// down.
+// Close delivers what the renderer still has and lets thread renames
+// finish (up to 10 s together), then stops; Send fails afterwards. Call it
+// after Run returned and the engine shut down.
 func (a *Adapter) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
 	err := a.out.Close(ctx)
+	renamed := make(chan struct{})
+	go func() { a.renames.Wait(); close(renamed) }()
+	select {
+	case <-renamed:
+	case <-ctx.Done():
+		a.log.Warn("thread renames still going at close")
+	}
 	a.cancel()
 	if err != nil {
 		return fmt.Errorf("discord: close: %w", err)
@@ -274,7 +297,7 @@ func (a *Adapter) StartThread(ctx context.Context, channel, text, title string) 
 	if err != nil {
 		return "", fmt.Errorf("discord: start a thread in %s: %w", channel, err)
 	}
-	thread, err := a.startThread(ctx, channel, msg.ID, title)
+	thread, err := a.startThread(ctx, channel, msg.ID, title, text)
 	if err != nil {
 		return "", fmt.Errorf("discord: start a thread in %s: %w", channel, err)
 	}

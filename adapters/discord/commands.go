@@ -161,7 +161,7 @@ func (a *Adapter) commandRequest(ctx context.Context, i *discordgo.Interaction, 
 	if err != nil {
 		return
 	}
-	thread, err := a.startThread(ctx, i.ChannelID, head.ID, text)
+	thread, err := a.startThread(ctx, i.ChannelID, head.ID, text, text)
 	if err != nil {
 		a.log.Error("start thread", "channel", i.ChannelID, "err", err)
 		a.answer(ctx, i, textNoThread)

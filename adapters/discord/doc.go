@@ -10,6 +10,10 @@
 // thread continue the conversation without a mention. /opsgate request
 // does the same from a slash command; /opsgate stop and /opsgate status act
 // on the thread they are used in. "stop" as a message stops the run too.
+// Once a conversation has had three exchanges, the engine's model-written
+// title (conversation.title.generated) renames the thread, in the
+// background; the title a conversation starts with is its request, which
+// names the thread already. Threads somebody else started keep their names.
 //
 // # Gateway
 //

@@ -2,6 +2,7 @@ package discord_test
 
 import (
 	"context"
+	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,9 +45,15 @@ type stack struct {
 	eng   *core.Engine
 	ad    *discord.Adapter
 	cfg   discord.Config
+	// logs holds what the adapter logged.
+	logs coretest.SyncBuffer
+	// atEnd runs after the adapter has closed, when nothing it started is
+	// still going: checks that something never happened go there.
+	atEnd []func()
 }
 
-func newStack(t *testing.T) *stack {
+// newStack starts the stack; tune changes the engine's configuration.
+func newStack(t *testing.T, tune ...func(*core.Config)) *stack {
 	t.Helper()
 	s := &stack{t: t, fake: discordtest.New(t, discordtest.WithHeartbeat(500*time.Millisecond))}
 	base := enginetest.New(t)
@@ -60,7 +67,7 @@ func newStack(t *testing.T) *stack {
 		Guilds: []string{guild}, Channels: []string{channel},
 		AllowedUsers: []string{alice.ID}, Approvers: []string{bob.ID},
 	}
-	log := coretest.Logger(t)
+	log := slog.New(slog.NewMultiHandler(coretest.Logger(t).Handler(), slog.NewTextHandler(&s.logs, nil)))
 	ad, err := discord.New(s.cfg, nil, log)
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +75,9 @@ func newStack(t *testing.T) *stack {
 	s.ad = ad
 	ccfg := enginetest.Config()
 	ccfg.Policy = core.DefaultPolicy{Approvers: map[string][]string{"discord": s.cfg.Approvers}}
+	for _, f := range tune {
+		f(&ccfg)
+	}
 	s.eng = enginetest.Engine(t, ccfg, base.Deps(t, ad))
 	ad.SetEngine(s.eng)
 
@@ -84,6 +94,9 @@ func newStack(t *testing.T) *stack {
 		s.eng.Shutdown(sctx)
 		if err := ad.Close(); err != nil {
 			t.Errorf("Close: %v", err)
+		}
+		for _, f := range s.atEnd {
+			f()
 		}
 		checkWriteRate(t, s.fake.Calls())
 	})

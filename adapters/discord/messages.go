@@ -103,7 +103,7 @@ func (a *Adapter) openThread(ctx context.Context, m *discordgo.Message, user cor
 		a.out.Say(ConvKey(m.GuildID, m.ChannelID), textEmpty)
 		return
 	}
-	thread, err := a.startThread(ctx, m.ChannelID, m.ID, text)
+	thread, err := a.startThread(ctx, m.ChannelID, m.ID, text, text)
 	if err != nil {
 		a.log.Error("start thread", "channel", m.ChannelID, "message", m.ID, "err", err)
 		a.out.Say(ConvKey(m.GuildID, m.ChannelID), textNoThread)
@@ -112,16 +112,19 @@ func (a *Adapter) openThread(ctx context.Context, m *discordgo.Message, user cor
 	a.deliver(ctx, ConvKey(m.GuildID, thread), m.ID, user, text, m.Timestamp)
 }
 
-// startThread starts a thread named after text on a message and returns
-// its id. A thread started from a message has the message's id, so when
-// Discord says one exists already (the message was sent again after a
-// reconnect) that is the thread.
-func (a *Adapter) startThread(ctx context.Context, channel, message, text string) (string, error) {
+// startThread starts a thread named after title on a message and returns
+// its id; origin is the text the thread is for (the request, or the
+// message it hangs from), whose conversation's start title leaves the
+// name as it is (titles.go). A thread started from a message has the
+// message's id, so when Discord says one exists already (the message was
+// sent again after a reconnect) that is the thread.
+func (a *Adapter) startThread(ctx context.Context, channel, message, title, origin string) (string, error) {
+	name := threadName(title)
 	var th *discordgo.Channel
 	err := withRetry(ctx, func() error {
 		var err error
 		th, err = a.dg.MessageThreadStartComplex(channel, message, &discordgo.ThreadStart{
-			Name: threadName(text), AutoArchiveDuration: autoArchive,
+			Name: name, AutoArchiveDuration: autoArchive,
 		}, discordgo.WithContext(ctx))
 		return err
 	})
@@ -133,6 +136,7 @@ func (a *Adapter) startThread(ctx context.Context, channel, message, text string
 		return "", err
 	}
 	a.places.put(id, place{thread: true, parent: channel, owner: a.bot()})
+	a.names.started(id, name, origin)
 	return id, nil
 }
 

@@ -62,7 +62,13 @@ func (a *Adapter) place(ctx context.Context, channel string) (place, error) {
 		return p, nil
 	}
 	c, err := a.dg.State.Channel(channel)
-	if err != nil {
+	if err == nil {
+		// The state updates its channels in place, under its lock.
+		a.dg.State.RLock()
+		copied := *c
+		a.dg.State.RUnlock()
+		c = &copied
+	} else {
 		err = withRetry(ctx, func() error {
 			var err error
 			c, err = a.dg.Channel(channel, discordgo.WithContext(ctx))
@@ -74,6 +80,9 @@ func (a *Adapter) place(ctx context.Context, channel string) (place, error) {
 	}
 	p := placeOf(c)
 	a.places.put(channel, p)
+	if p.thread {
+		a.names.named(channel, c.Name)
+	}
 	return p, nil
 }
 

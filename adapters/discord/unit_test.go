@@ -268,7 +268,7 @@ func TestStartThreadAgainFindsTheThread(t *testing.T) {
 	}
 	ctx := context.Background()
 	for range 2 {
-		id, err := a.startThread(ctx, "10", m.ID, "restart web")
+		id, err := a.startThread(ctx, "10", m.ID, "restart web", "restart web")
 		if err != nil || id != m.ID {
 			t.Errorf("startThread = %q, %v; want the thread %s", id, err, m.ID)
 		}
@@ -279,5 +279,43 @@ func TestStartThreadAgainFindsTheThread(t *testing.T) {
 	}
 	if p, ok := a.places.get(m.ID); !ok || !p.thread || p.parent != "10" {
 		t.Errorf("place of the thread = %+v, %v", p, ok)
+	}
+}
+
+// A thread is renamed after a title unless it has that name already, or
+// the title is the start title of the conversation it was started for:
+// its request, or a schedule's prompt in the message it hangs from, cut
+// short. That holds once; later titles are the model's.
+func TestTitleRenameDecision(t *testing.T) {
+	const long = "the payments-api pods in prod restart every few minutes since the 14:00 deploy, please check"
+	const root = "⏰ Scheduled run of morning-health (2026-11-26 09:00:00 UTC): Summarise cluster health; flag anything unusual."
+	cases := []struct {
+		name                 string
+		started              bool
+		threadName, origin   string
+		title, current       string
+		want, wantAfterwards bool
+	}{
+		{"start title of a short request", true, "restart web", "restart web", "restart web", "", false, false},
+		{"start title of a long request", true, threadName(long), long, "the payments-api pods in prod restart every few minutes sin…", "", false, true},
+		{"start title of a schedule's prompt", true, "morning-health", root, "Summarise cluster health; flag anything unusual.", "", false, true},
+		{"the model's title", true, "restart web", "restart web", "Web pods restarting in prod", "", true, true},
+		{"named so in the gateway state", false, "", "", "Web pods restarting in prod", "Web pods restarting in prod", false, false},
+		{"a thread looked up", false, "", "", "Web pods restarting in prod", "", true, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			n := newThreadNames()
+			if c.started {
+				n.started("7", c.threadName, c.origin)
+			}
+			name := threadName(c.title)
+			if got := n.wants("7", c.title, name, c.current); got != c.want {
+				t.Errorf("first title %q: wants = %v, want %v", c.title, got, c.want)
+			}
+			if got := n.wants("7", c.title, name, c.current); got != c.wantAfterwards {
+				t.Errorf("same title again: wants = %v, want %v", got, c.wantAfterwards)
+			}
+		})
 	}
 }

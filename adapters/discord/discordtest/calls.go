@@ -11,11 +11,13 @@ import (
 	"time"
 )
 
-// Routes of the calls that write messages, as Call.Route names them.
+// Routes of the calls that write messages and channels, as Call.Route
+// names them.
 const (
 	RouteCreateMessage = "POST /channels/{ch}/messages"
 	RouteEditMessage   = "PATCH /channels/{ch}/messages/{mid}"
 	RouteStartThread   = "POST /channels/{ch}/messages/{mid}/threads"
+	RouteEditChannel   = "PATCH /channels/{ch}"
 	RouteCallback      = "POST /interactions/{id}/{token}/callback"
 	RouteFollowup      = "POST /webhooks/{app}/{token}"
 	RouteEditOriginal  = "PATCH /webhooks/{app}/{token}/messages/{mid}"
@@ -23,10 +25,13 @@ const (
 	RouteGuildCmds     = "PUT /applications/{app}/guilds/{guild}/commands"
 )
 
-// Per-channel message write limit, as Discord applies it to bots.
+// Per-channel limits, as Discord applies them to bots: 5 message writes
+// per 5 s, and 2 renames per 10 minutes (undocumented, but enforced).
 const (
-	channelWrites = 5
-	channelWindow = 5 * time.Second
+	channelWrites  = 5
+	channelWindow  = 5 * time.Second
+	channelRenames = 2
+	renameWindow   = 10 * time.Minute
 )
 
 // Call is one recorded REST call.
@@ -82,6 +87,37 @@ func (s *Server) RateLimit(route string, n int, retryAfter time.Duration, global
 	s.rules = append(s.rules, &rateRule{route: route, n: n, retryAfter: retryAfter, global: global})
 }
 
+type failRule struct {
+	route  string
+	n      int
+	status int
+}
+
+// Fail makes the next n calls of route (see Call.Route) fail with status
+// and a JSON error body, without effect: a 404 as if the channel had gone,
+// a 500 as Discord has bad days.
+func (s *Server) Fail(route string, n, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fails = append(s.fails, &failRule{route: route, n: n, status: status})
+}
+
+// failure reports whether a call must fail, and with which status.
+func (s *Server) failure(route string) (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, rule := range s.fails {
+		if rule.route == route {
+			rule.n--
+			if rule.n <= 0 {
+				s.fails = append(s.fails[:i], s.fails[i+1:]...)
+			}
+			return rule.status, true
+		}
+	}
+	return 0, false
+}
+
 // handler is a route's handler; it returns the status it wrote.
 type handler func(w http.ResponseWriter, r *http.Request) int
 
@@ -97,6 +133,11 @@ func (s *Server) record(route string, bot bool, h handler) http.HandlerFunc {
 		case bot && auth != "Bot "+s.Token:
 			call.Status = writeJSON(w, http.StatusUnauthorized, apiError{Message: "401: Unauthorized", Code: 0})
 		default:
+			if status, failed := s.failure(route); failed {
+				msg := fmt.Sprintf("%d: %s", status, http.StatusText(status))
+				call.Status = writeJSON(w, status, apiError{Message: msg, Code: 0})
+				break
+			}
 			if d, global, limited := s.limit(route, call.Channel, call.Time); limited {
 				call.RetryAfter = d
 				call.Status = writeRateLimited(w, d, global)
@@ -124,21 +165,35 @@ func (s *Server) limit(route, channel string, now time.Time) (time.Duration, boo
 			return rule.retryAfter, rule.global, true
 		}
 	}
-	if route != RouteCreateMessage && route != RouteEditMessage {
-		return 0, false, false
+	switch route {
+	case RouteCreateMessage, RouteEditMessage:
+		// Every write counts, refused or not.
+		recent := since(s.writes[channel], now, channelWindow)
+		if len(recent) >= channelWrites {
+			s.writes[channel] = recent
+			return recent[0].Add(channelWindow).Sub(now), false, true
+		}
+		s.writes[channel] = append(recent, now)
+	case RouteEditChannel:
+		// Only renames done count (editChannel records them).
+		recent := since(s.renames[channel], now, renameWindow)
+		s.renames[channel] = recent
+		if len(recent) >= channelRenames {
+			return recent[0].Add(renameWindow).Sub(now), false, true
+		}
 	}
+	return 0, false, false
+}
+
+// since returns the times of ts within window before now.
+func since(ts []time.Time, now time.Time, window time.Duration) []time.Time {
 	var recent []time.Time
-	for _, t := range s.writes[channel] {
-		if now.Sub(t) < channelWindow {
+	for _, t := range ts {
+		if now.Sub(t) < window {
 			recent = append(recent, t)
 		}
 	}
-	if len(recent) >= channelWrites {
-		s.writes[channel] = recent
-		return recent[0].Add(channelWindow).Sub(now), false, true
-	}
-	s.writes[channel] = append(recent, now)
-	return 0, false, false
+	return recent
 }
 
 func writeRateLimited(w http.ResponseWriter, d time.Duration, global bool) int {

@@ -139,3 +139,73 @@ func TestInteractionsMustBeAnsweredOnceWithin3s(t *testing.T) {
 		t.Errorf("late answer: %v, want code 10062 (unknown interaction)", err)
 	}
 }
+
+// A bot renames the threads it started (1 to 100 characters, twice per 10
+// minutes) and nothing else; a renamed thread is announced with
+// THREAD_UPDATE.
+func TestRenameThread(t *testing.T) {
+	f := discordtest.New(t)
+	f.AddChannel(guild, channel, "incidents")
+	s := session(t, f)
+	s.Identify.Intents = discordgo.IntentsGuilds
+	updated := make(chan *discordgo.Channel, 4)
+	s.AddHandler(func(_ *discordgo.Session, u *discordgo.ThreadUpdate) { updated <- u.Channel })
+	if err := s.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	m, err := s.ChannelMessageSend(channel, "restart web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := s.MessageThreadStart(channel, m.ID, "restart web", 1440)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.AddThread(channel, other, "1400000000000000001", "alice's thread")
+
+	rename := func(id, name string) error {
+		_, err := s.ChannelEdit(id, &discordgo.ChannelEdit{Name: name})
+		return err
+	}
+	for name, c := range map[string]struct {
+		id, name string
+		code     int
+	}{
+		"name too long":         {th.ID, strings.Repeat("x", 101), 50035},
+		"blank name":            {th.ID, "   ", 50035},
+		"unknown channel":       {"1300000000000000009", "x", 10003},
+		"somebody else's":       {other, "x", 50013},
+		"a channel, not thread": {channel, "x", 50013},
+	} {
+		if err := rename(c.id, c.name); code(err) != c.code {
+			t.Errorf("%s: %v, want code %d", name, err, c.code)
+		}
+	}
+	f.Fail(discordtest.RouteEditChannel, 1, http.StatusInternalServerError)
+	var re *discordgo.RESTError
+	if err := rename(th.ID, "Web restarts"); !errors.As(err, &re) || re.Response.StatusCode != 500 {
+		t.Errorf("programmed failure: %v, want a 500", err)
+	}
+
+	for _, name := range []string{"Web restarts", "Web pods restarting in prod"} {
+		if err := rename(th.ID, name); err != nil {
+			t.Fatalf("rename to %q: %v", name, err)
+		}
+		select {
+		case c := <-updated:
+			if c.ID != th.ID || c.Name != name {
+				t.Errorf("THREAD_UPDATE %s %q, want %s %q", c.ID, c.Name, th.ID, name)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("no THREAD_UPDATE")
+		}
+	}
+	if c, _ := f.Channel(th.ID); c.Name != "Web pods restarting in prod" {
+		t.Errorf("thread name = %q", c.Name)
+	}
+	var rl *discordgo.RateLimitError
+	if err := rename(th.ID, "third"); !errors.As(err, &rl) || rl.RetryAfter < 9*time.Minute {
+		t.Errorf("third rename within 10 minutes: %v, want a 429 of minutes", err)
+	}
+}

@@ -15,6 +15,7 @@ const (
 	codeUnknownWebhook     = 10015
 	codeUnknownInteraction = 10062
 	codeNotAuthor          = 50005
+	codeMissingPermissions = 50013
 	codeEmptyMessage       = 50006
 	codeWrongChannelType   = 50024
 	codeInvalidForm        = 50035
@@ -46,6 +47,45 @@ func (s *Server) getChannel(w http.ResponseWriter, r *http.Request) int {
 		return writeJSON(w, http.StatusNotFound, apiError{"Unknown Channel", codeUnknownChannel})
 	}
 	return writeJSON(w, http.StatusOK, c.wire())
+}
+
+// editChannel renames a channel or thread (PATCH /channels/{ch} with a
+// name; other fields are ignored). The fake's bot has neither Manage
+// Channels nor Manage Threads: it may rename the threads it started, and
+// nothing else. A renamed thread is announced with THREAD_UPDATE.
+func (s *Server) editChannel(w http.ResponseWriter, r *http.Request) int {
+	var body struct {
+		Name *string `json:"name"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		return writeJSON(w, http.StatusBadRequest, apiError{"400: Bad Request", 0})
+	}
+	s.mu.Lock()
+	c := s.channels[r.PathValue("ch")]
+	switch {
+	case c == nil:
+		s.mu.Unlock()
+		return writeJSON(w, http.StatusNotFound, apiError{"Unknown Channel", codeUnknownChannel})
+	case c.Type == typeDM:
+		s.mu.Unlock()
+		return writeJSON(w, http.StatusBadRequest, apiError{"Cannot execute action on a DM channel", codeWrongChannelType})
+	case !c.IsThread() || c.OwnerID != s.Bot.ID:
+		s.mu.Unlock()
+		return writeJSON(w, http.StatusForbidden, apiError{"Missing Permissions", codeMissingPermissions})
+	}
+	if body.Name != nil {
+		name := strings.TrimSpace(*body.Name)
+		if n := len([]rune(name)); n < 1 || n > 100 {
+			s.mu.Unlock()
+			return writeJSON(w, http.StatusBadRequest, apiError{"Invalid Form Body: name: Must be between 1 and 100 in length.", codeInvalidForm})
+		}
+		c.Name = name
+		s.renames[c.ID] = append(s.renames[c.ID], time.Now())
+	}
+	wire := c.wire()
+	s.mu.Unlock()
+	s.gw.dispatch("THREAD_UPDATE", wire)
+	return writeJSON(w, http.StatusOK, wire)
 }
 
 // checkContent validates a message's content as Discord does.

@@ -1,19 +1,22 @@
 // Package discordtest is an in-process fake of the Discord API for tests:
 // the REST endpoints a bot uses (gateway discovery, messages, threads,
-// interaction callbacks and webhooks, application commands) and the
-// gateway websocket (Hello, Identify → READY, heartbeats and ACKs,
-// Resume with replay of missed dispatches, dropped and zombie connections,
-// op 7 Reconnect, op 9 Invalid Session, injected MESSAGE_CREATE and
-// INTERACTION_CREATE).
+// renaming a channel or thread, interaction callbacks and webhooks,
+// application commands) and the gateway websocket (Hello, Identify →
+// READY, heartbeats and ACKs, Resume with replay of missed dispatches,
+// dropped and zombie connections, op 7 Reconnect, op 9 Invalid Session,
+// injected MESSAGE_CREATE and INTERACTION_CREATE, THREAD_CREATE and
+// THREAD_UPDATE for what the bot does to threads).
 //
 // The fake keeps the state a user would see (channels, threads, messages
 // after their edits, ephemeral replies) and records every call with its
 // time, so tests can check what was shown and how fast. It behaves like
 // Discord where a client can get it wrong: 2,000-character content limit,
 // custom_id of at most 100 characters, at most 5 message writes per 5 s per
-// channel (the 6th is answered 429), interactions that must be
-// acknowledged within 3 s and only once, one thread per message, and 429
-// answers with a JSON retry_after that tests can program per route.
+// channel (the 6th is answered 429), channel and thread names of 1 to 100
+// characters, at most 2 renames per 10 minutes per channel, interactions
+// that must be acknowledged within 3 s and only once, one thread per
+// message, and 429 answers with a JSON retry_after that tests can program
+// per route (and other failures, with Fail).
 package discordtest
 
 import (
@@ -50,7 +53,9 @@ type Server struct {
 	commands     map[string][]map[string]any // by guild ("" = global)
 	calls        []Call
 	rules        []*rateRule
+	fails        []*failRule
 	writes       map[string][]time.Time // message writes per channel, for the 5 / 5 s limit
+	renames      map[string][]time.Time // channel renames, for the 2 / 10 min limit
 	ackTimeout   time.Duration
 }
 
@@ -79,6 +84,7 @@ func New(t testing.TB, opts ...Option) *Server {
 		interactions: map[string]*interaction{},
 		commands:     map[string][]map[string]any{},
 		writes:       map[string][]time.Time{},
+		renames:      map[string][]time.Time{},
 		ackTimeout:   3 * time.Second,
 	}
 	s.gw = newGateway(s)
@@ -273,6 +279,7 @@ func (s *Server) routes() http.Handler {
 	api("GET /gateway/bot", true, s.getGateway)
 	api("GET /users/@me", true, s.getMe)
 	api("GET /channels/{ch}", true, s.getChannel)
+	api("PATCH /channels/{ch}", true, s.editChannel)
 	api("POST /channels/{ch}/messages", true, s.createMessage)
 	api("PATCH /channels/{ch}/messages/{mid}", true, s.editMessage)
 	api("POST /channels/{ch}/messages/{mid}/threads", true, s.startThread)
