@@ -3,9 +3,7 @@ package memory
 import (
 	"cmp"
 	"math"
-	"regexp"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/opsgate/opsgate/memory/docs"
@@ -14,29 +12,38 @@ import (
 // Weighting is how much each ranking component counts. Every component is
 // in 0..1, so a score is at most the sum of the weights.
 type Weighting struct {
-	Text    float64 // the store's full-text relevance, over the best of the search
-	Trust   float64 // docs.Trust.Weight
+	Text    float64 // how well the words match: the store's relevance and the title's
 	Type    float64 // TypeBoosts for what the question is after
+	Trust   float64 // docs.Trust.Weight
 	Entity  float64 // the document's entities named in the question
 	Recency float64 // 30-day half-life on UpdatedAt
 }
 
 // Weights is the one ranking table (DESIGN §14): a candidate's score is
-// the weighted sum of its components.
+// the weighted sum of its components, tuned on the labelled queries of
+// testdata/queries.yaml (TestRetrievalQuality).
 //
 //	component  weight  value in 0..1
-//	Text       0.50    store relevance (FTS5 bm25 / ts_rank_cd) ÷ the best of this search
-//	Entity     0.20    1 when a service, workload or incident of the document is named;
+//	Text       0.50    ½ store relevance (FTS5 bm25 / ts_rank_cd) ÷ the best of this search
+//	                   + ½ share of the question's terms in the title, tags, entities and path
+//	Type       0.20    TypeBoosts: runbooks first for incident-like questions, lessons
+//	                   for "what happened", checklists for "verify", …
+//	Trust      0.15    admin_approved 1.0, system_seeded 0.95, user_authored 0.85,
+//	                   agent_draft (and any draft) 0.45
+//	Entity     0.10    1 when a service, workload or incident of the document is named;
 //	                   else 0.5 for its namespace, 0.25 for its environment alone
-//	Trust      0.15    admin_approved 1.0, system_seeded 0.95, user_authored 0.85, agent_draft 0.45
-//	Type       0.10    TypeBoosts: runbooks first for incident-like questions, …
 //	Recency    0.05    0.5^(age / 30 days), age since the last update
 //
-// Text dominates: the other components reorder documents that match about
-// as well, and never lift a poor text match above a good one by much.
-// Trust alone (0.15 × 0.55 between admin_approved and agent_draft) puts an
-// approved document above a draft with the same text.
-var Weights = Weighting{Text: 0.50, Entity: 0.20, Trust: 0.15, Type: 0.10, Recency: 0.05}
+// Text dominates: the rest reorders documents that match about as well.
+// The title share matters because titles name the service and symptom in
+// the words people use, where the store's relevance also rewards long
+// documents that mention everything once. Trust alone (0.15 × 0.55
+// between admin_approved and agent_draft) puts an approved document above
+// a draft with the same text.
+var Weights = Weighting{Text: 0.50, Type: 0.20, Trust: 0.15, Entity: 0.10, Recency: 0.05}
+
+// titleShare is the title's part of the Text component.
+const titleShare = 0.5
 
 // HalfLife is the age at which a document's recency is 0.5.
 const HalfLife = 30 * 24 * time.Hour
@@ -95,10 +102,16 @@ var intentWords = map[Intent]map[string]bool{
 // Components are the parts of a candidate's score, each before weighting
 // (what `memory search --explain` shows).
 type Components struct {
-	TextRaw float64 // the store's relevance
-	Text    float64 // TextRaw over the best TextRaw of the search
-	Trust   float64
+	Text float64 // (1-titleShare)·TextStore + titleShare·Title
+	// TextRaw is the store's relevance, TextStore that over the best of
+	// the search.
+	TextRaw, TextStore float64
+	// Title is the share of the question's terms found in the title, tags,
+	// entity values and path; Matched are those terms.
+	Title   float64
+	Matched []string
 	Type    float64
+	Trust   float64
 	Entity  float64
 	// Entities are the document's entities the question names, as
 	// kind=value.
@@ -112,65 +125,6 @@ type Scored struct {
 	Doc   docs.Document
 	Score float64 // Weights applied to Components
 	Components
-}
-
-// Question is what ranking reads from the text of a search.
-type Question struct {
-	Text    string
-	Terms   []string // Terms(Text)
-	Intents []Intent // General first
-	words   []string // every word, stop words included, incident ids joined as "inc-N"
-	envs    map[string]bool
-}
-
-// incidentID finds incident ids: INC-2142, inc 2142, INC2142.
-var incidentID = regexp.MustCompile(`(?i)\binc[-_ ]?(\d+)\b`)
-
-// NewQuestion reads a search text.
-func NewQuestion(text string) Question {
-	q := Question{Text: text, Terms: Terms(text), Intents: []Intent{General}, envs: map[string]bool{}}
-	norm := incidentID.ReplaceAllString(text, " inc-$1 ")
-	for _, f := range strings.Fields(strings.ToLower(norm)) {
-		if strings.HasPrefix(f, "inc-") {
-			q.words = append(q.words, strings.TrimRightFunc(f, notWord))
-			continue
-		}
-		q.words = append(q.words, strings.FieldsFunc(f, notWord)...)
-	}
-	seen := map[Intent]bool{}
-	for _, w := range q.words {
-		if env := environment(w); env != "" {
-			q.envs[env] = true
-		}
-		for _, in := range []Intent{Incident, History, Verify, Tooling, Convention, Context, Preference} {
-			if !seen[in] && intentWords[in][w] {
-				seen[in] = true
-				q.Intents = append(q.Intents, in)
-			}
-		}
-		if strings.HasPrefix(w, "inc-") && !seen[History] {
-			seen[History] = true
-			q.Intents = append(q.Intents, History)
-		}
-	}
-	return q
-}
-
-// environment folds the words for an environment: prod, production, prd
-// and live are "prod"; staging, stage and stg are "staging"; dev and
-// development are "dev". Anything else is "".
-func environment(w string) string {
-	switch {
-	case w == "prod" || w == "production" || w == "prd" || w == "live" || strings.HasPrefix(w, "prod-"):
-		return "prod"
-	case w == "staging" || w == "stage" || w == "stg" || strings.HasPrefix(w, "staging-"):
-		return "staging"
-	case w == "dev" || w == "development":
-		return "dev"
-	case w == "qa" || w == "test" || w == "sandbox":
-		return w
-	}
-	return ""
 }
 
 // entityWeights is the Entity component of a named entity, by kind: naming
@@ -210,41 +164,6 @@ func (q Question) entityMatch(d docs.Document) (float64, []string) {
 	return best, named
 }
 
-// names reports whether the question names the entity value v of kind.
-func (q Question) names(kind, v string) bool {
-	v = strings.ToLower(strings.TrimSpace(v))
-	if kind == "environment" {
-		if env := environment(v); env != "" {
-			return q.envs[env]
-		}
-	}
-	if kind == "incident" {
-		if m := incidentID.FindStringSubmatch(v); m != nil {
-			return slices.Contains(q.words, "inc-"+m[1])
-		}
-	}
-	if kind == "workload" {
-		// "rollout/payments-api", "deploy/x": the name is what people say.
-		if _, name, ok := strings.Cut(v, "/"); ok {
-			v = name
-		}
-	}
-	return containsRun(q.words, words(v))
-}
-
-// containsRun reports whether seq holds run as consecutive elements.
-func containsRun(seq, run []string) bool {
-	if len(run) == 0 {
-		return false
-	}
-	for i := 0; i+len(run) <= len(seq); i++ {
-		if slices.Equal(seq[i:i+len(run)], run) {
-			return true
-		}
-	}
-	return false
-}
-
 // typeBoost is the Type component of a document of type t.
 func (q Question) typeBoost(t docs.Type) float64 {
 	b := 0.0
@@ -255,19 +174,33 @@ func (q Question) typeBoost(t docs.Type) float64 {
 }
 
 // Rank scores the store's matches for q at time now and returns them best
-// first (ties: better text, then path, then id). It is pure: the same
-// matches, question and time give the same result.
+// first (ties: better store relevance, then path, then id). It is pure:
+// the same matches, question and time give the same result.
 func Rank(q Question, ms []docs.Match, now time.Time) []Scored {
 	best := 0.0
 	for _, m := range ms {
 		best = max(best, m.Text)
 	}
+	stems := make([]string, len(q.Terms))
+	for i, t := range q.Terms {
+		stems[i] = stem(t)
+	}
 	out := make([]Scored, len(ms))
 	for i, m := range ms {
-		c := Components{TextRaw: m.Text, Trust: m.Doc.Trust.Weight(), Type: q.typeBoost(m.Doc.Type)}
+		c := Components{TextRaw: m.Text, Type: q.typeBoost(m.Doc.Type), Trust: trust(m.Doc)}
 		if best > 0 {
-			c.Text = m.Text / best
+			c.TextStore = m.Text / best
 		}
+		if len(stems) > 0 {
+			meta := metaStems(m.Doc)
+			for j, s := range stems {
+				if meta[s] {
+					c.Matched = append(c.Matched, q.Terms[j])
+				}
+			}
+			c.Title = float64(len(c.Matched)) / float64(len(stems))
+		}
+		c.Text = (1-titleShare)*c.TextStore + titleShare*c.Title
 		c.Entity, c.Entities = q.entityMatch(m.Doc)
 		if !m.Doc.UpdatedAt.IsZero() {
 			age := max(0, now.Sub(m.Doc.UpdatedAt))
@@ -281,6 +214,38 @@ func Rank(q Question, ms []docs.Match, now time.Time) []Scored {
 			cmp.Compare(a.Doc.Path, b.Doc.Path), cmp.Compare(a.Doc.ID, b.Doc.ID))
 	})
 	return out
+}
+
+// trust is the Trust component: the trust level's weight, and no more
+// than an agent's draft for a draft (not yet approved, whoever wrote it).
+func trust(d docs.Document) float64 {
+	w := d.Trust.Weight()
+	if d.Status == docs.Draft {
+		w = min(w, docs.AgentDraft.Weight())
+	}
+	return w
+}
+
+// metaStems are the stems of the words that name a document: its title,
+// tags, entity values and path.
+func metaStems(d docs.Document) map[string]bool {
+	meta := map[string]bool{}
+	add := func(s string) {
+		for _, w := range words(s) {
+			meta[stem(w)] = true
+		}
+	}
+	add(d.Title)
+	add(d.Path)
+	for _, t := range d.Tags {
+		add(t)
+	}
+	for _, vs := range d.Entities {
+		for _, v := range vs {
+			add(v)
+		}
+	}
+	return meta
 }
 
 // score weighs c.

@@ -2,10 +2,12 @@ package memory
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/internal/tokens"
@@ -123,39 +125,50 @@ func (m *Memory) Retrieve(ctx context.Context, q core.MemoryQuery) (core.MemoryC
 
 // injection is the blocks being filled.
 type injection struct {
-	trusted, untrusted []string // document entries
+	trusted, untrusted []string // document entries, without their numbers
 	refs               []core.MemoryRef
 }
 
-// text is the whole system message.
+// text is the whole system message: the blocks, and in them the entries
+// numbered in the order they are read.
 func (in *injection) text() string {
 	var b strings.Builder
-	if len(in.trusted) > 0 {
-		b.WriteString(trustedOpen)
-		for _, e := range in.trusted {
+	n := 0
+	block := func(open string, entries []string, close string) {
+		if len(entries) == 0 {
+			return
+		}
+		b.WriteString(open)
+		for _, e := range entries {
+			n++
+			b.WriteString(number(n))
 			b.WriteString(e)
 		}
-		b.WriteString(trustedClose)
+		b.WriteString(close)
 	}
-	if len(in.untrusted) > 0 {
-		b.WriteString(untrustedOpen)
-		for _, e := range in.untrusted {
-			b.WriteString(e)
-		}
-		b.WriteString(untrustedClose)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
+	block(trustedOpen, in.trusted, trustedClose)
+	block(untrustedOpen, in.untrusted, untrustedClose)
+	return b.String()
 }
 
+// number is an entry's number as written before its header.
+func number(n int) string { return "[" + strconv.Itoa(n) + "]" }
+
 // pack fills the blocks from cands, best first, within budget tokens and
-// maxDocs documents. Tokens are counted per part (the wrappers and each
-// entry start at a line), then the whole text is counted once more: should
-// joining the parts have cost tokens, the last documents are dropped until
-// it fits.
+// maxDocs documents.
+//
+// Tokens are counted per part: each wrapper, each entry and its number.
+// With cl100k_base the parts' counts add up to the whole text's exactly:
+// every part but a number ends with a newline and starts with "<", "["
+// or " " followed by "]", where the tokenizer's pre-split always breaks.
+// Entries are counted once per version (entryTokens), so a turn that
+// retrieves known documents counts nothing. With another counter
+// (Options.Tokens) the whole text is counted once more, and the last
+// documents dropped until it fits.
 func (m *Memory) pack(cands []Scored, budget, maxDocs int) injection {
-	count := m.opt.Tokens
+	count, cached := m.opt.Tokens, m.opt.Tokens
 	if count == nil {
-		count = tokens.Count
+		count, cached = tokens.Count, entryTokens.count
 	}
 	var in injection
 	used := 0
@@ -169,22 +182,23 @@ func (m *Memory) pack(cands []Scored, budget, maxDocs int) injection {
 		trusted := Trusted(c.Doc)
 		wrap := 0
 		if trusted && len(in.trusted) == 0 {
-			wrap = count(trustedOpen) + count(trustedClose)
+			wrap = cached(trustedOpen) + cached(trustedClose)
 		}
 		if !trusted && len(in.untrusted) == 0 {
-			wrap = count(untrustedOpen) + count(untrustedClose)
+			wrap = cached(untrustedOpen) + cached(untrustedClose)
 		}
-		n := len(in.refs) + 1
-		e := entry(n, c.Doc, c.Doc.Content)
-		cost := count(e)
+		num := count(number(len(in.refs) + 1))
+		e := entry(c.Doc, c.Doc.Content)
+		cost := num + cached(e)
 		if used+wrap+cost > budget {
 			if len(in.refs) > 0 {
 				continue
 			}
-			var ok bool
-			if e, cost, ok = truncate(n, c.Doc, budget-used-wrap, cost, count); !ok {
+			body, n, ok := truncate(c.Doc, budget-used-wrap-num, cost-num, count)
+			if !ok {
 				continue
 			}
+			e, cost = body, num+n
 		}
 		used += wrap + cost
 		if trusted {
@@ -195,8 +209,10 @@ func (m *Memory) pack(cands []Scored, budget, maxDocs int) injection {
 		in.refs = append(in.refs, core.MemoryRef{ID: c.Doc.ID, Path: c.Doc.Path, Type: string(c.Doc.Type),
 			Trust: string(c.Doc.Trust), Trusted: trusted, Score: c.Score})
 	}
-	for len(in.refs) > 0 && count(in.text()) > budget {
-		in.dropLast()
+	if m.opt.Tokens != nil {
+		for len(in.refs) > 0 && count(in.text()) > budget {
+			in.dropLast()
+		}
 	}
 	return in
 }
@@ -212,11 +228,11 @@ func (in *injection) dropLast() {
 	}
 }
 
-// entry is a document as injected: a header line naming it, then its
-// content (with the blocks' tags defused), then a blank line.
-func entry(n int, d docs.Document, content string) string {
+// entry is a document as injected, after its number: a header line naming
+// it, then its content (with the blocks' tags defused), then a blank line.
+func entry(d docs.Document, content string) string {
 	var b strings.Builder
-	b.WriteString("[" + strconv.Itoa(n) + "] " + d.Path + " (" + string(d.Type) + ", " + string(d.Trust) + ")")
+	b.WriteString(" " + d.Path + " (" + string(d.Type) + ", " + string(d.Trust) + ")")
 	if t := oneLine(d.Title); t != "" {
 		b.WriteString(": " + defuse(t))
 	}
@@ -230,14 +246,15 @@ func entry(n int, d docs.Document, content string) string {
 }
 
 // truncate returns d's entry cut at a line boundary to fit room tokens,
-// when at least minTruncated of it (whole cost) fits.
-func truncate(n int, d docs.Document, room, whole int, count func(string) int) (string, int, bool) {
+// and its tokens, when at least minTruncated of the whole entry (whole
+// tokens) fits.
+func truncate(d docs.Document, room, whole int, count func(string) int) (string, int, bool) {
 	if float64(room) < minTruncated*float64(whole) {
 		return "", 0, false
 	}
 	lines := strings.SplitAfter(strings.TrimSpace(d.Content), "\n")
-	cut := func(k int) string { return entry(n, d, strings.Join(lines[:k], "")+"\n"+truncatedMarker) }
-	// The most lines that fit: binary search, as cost grows with lines.
+	cut := func(k int) string { return entry(d, strings.Join(lines[:k], "")+"\n"+truncatedMarker) }
+	// The most lines that fit: binary search, as tokens grow with lines.
 	lo, hi := 0, len(lines)-1
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
@@ -251,11 +268,41 @@ func truncate(n int, d docs.Document, room, whole int, count func(string) int) (
 		return "", 0, false
 	}
 	e := cut(lo)
-	c := count(e)
-	if float64(c) < minTruncated*float64(whole) {
+	n := count(e)
+	if float64(n) < minTruncated*float64(whole) {
 		return "", 0, false
 	}
-	return e, c, true
+	return e, n, true
+}
+
+// entryTokens remembers the cl100k_base tokens of injected texts (entries
+// and wrappers) by their SHA-256: counting is the costliest step of
+// packing, and the same runbooks come back turn after turn.
+var entryTokens = &countCache{max: 4096}
+
+// countCache is a bounded memo of tokens.Count, emptied when full.
+type countCache struct {
+	mu  sync.Mutex
+	m   map[[32]byte]int
+	max int
+}
+
+func (c *countCache) count(s string) int {
+	k := sha256.Sum256([]byte(s))
+	c.mu.Lock()
+	n, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = tokens.Count(s)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= c.max {
+		c.m = make(map[[32]byte]int, c.max)
+	}
+	c.m[k] = n
+	c.mu.Unlock()
+	return n
 }
 
 // oneLine folds whitespace to single spaces.

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -29,13 +30,13 @@ func Terms(text string) []string {
 	seen := map[string]bool{}
 	for _, field := range strings.Fields(strings.ToLower(text)) {
 		parts := strings.FieldsFunc(field, notWord)
-		compound := len(parts) > 1
 		for _, w := range parts {
+			w = numberPlural(w)
 			if len([]rune(w)) < 2 || stopWords[w] || seen[w] {
 				continue
 			}
 			seen[w] = true
-			ts = append(ts, term{word: w, rank: rarity(w, compound), at: len(ts)})
+			ts = append(ts, term{word: w, rank: rarity(w, len(parts) > 1), at: len(ts)})
 		}
 	}
 	if len(ts) == 0 {
@@ -65,6 +66,15 @@ func rarity(w string, compound bool) int {
 		r += 10
 	}
 	return r
+}
+
+// numberPlural folds the plural of a number to the number: "502s" is
+// "502".
+func numberPlural(w string) string {
+	if n := len(w); n > 1 && w[n-1] == 's' && strings.TrimLeft(w[:n-1], "0123456789") == "" {
+		return w[:n-1]
+	}
+	return w
 }
 
 func notWord(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
@@ -101,7 +111,7 @@ knew think thought guess wonder wondering idea ideas question questions ask aski
 help helps tell telling told look looks looking looked seems sort kind lol btw fyi imo tbh asap
 again already right just now today yesterday tonight morning afternoon evening last
 someone somebody anybody anyone people person anyway also else bit lot lots little stuff
-something whats hows wheres whos im ive id youre were theyre dont doesnt didnt isnt arent wasnt
+something whats hows wheres whos keep keeps kept keeping weird bunch couple sure ideas totally im ive id youre were theyre dont doesnt didnt isnt arent wasnt
 cant couldnt wouldnt shouldnt wont haven hasn weve youve theyve thats theres heres
 `)
 
@@ -111,4 +121,120 @@ func wordSet(s string) map[string]bool {
 		m[w] = true
 	}
 	return m
+}
+
+// Question is what ranking reads from the text of a search.
+type Question struct {
+	Text    string
+	Terms   []string // Terms(Text)
+	Intents []Intent // General first
+	words   []string // every word, stop words included, incident ids joined as "inc-N"
+	envs    map[string]bool
+}
+
+// incidentID finds incident ids: INC-2142, inc 2142, INC2142.
+var incidentID = regexp.MustCompile(`(?i)\binc[-_ ]?(\d+)\b`)
+
+// NewQuestion reads a search text.
+func NewQuestion(text string) Question {
+	q := Question{Text: text, Terms: Terms(text), Intents: []Intent{General}, envs: map[string]bool{}}
+	norm := incidentID.ReplaceAllString(text, " inc-$1 ")
+	for _, f := range strings.Fields(strings.ToLower(norm)) {
+		if strings.HasPrefix(f, "inc-") {
+			q.words = append(q.words, strings.TrimRightFunc(f, notWord))
+			continue
+		}
+		for _, w := range strings.FieldsFunc(f, notWord) {
+			q.words = append(q.words, numberPlural(w))
+		}
+	}
+	seen := map[Intent]bool{}
+	for _, w := range q.words {
+		if env := environment(w); env != "" {
+			q.envs[env] = true
+		}
+		for _, in := range []Intent{Incident, History, Verify, Tooling, Convention, Context, Preference} {
+			if !seen[in] && intentWords[in][w] {
+				seen[in] = true
+				q.Intents = append(q.Intents, in)
+			}
+		}
+		if strings.HasPrefix(w, "inc-") && !seen[History] {
+			seen[History] = true
+			q.Intents = append(q.Intents, History)
+		}
+	}
+	return q
+}
+
+// environment folds the words for an environment: prod, production, prd
+// and live are "prod"; staging, stage and stg are "staging"; dev and
+// development are "dev". Anything else is "".
+func environment(w string) string {
+	switch {
+	case w == "prod" || w == "production" || w == "prd" || w == "live" || strings.HasPrefix(w, "prod-"):
+		return "prod"
+	case w == "staging" || w == "stage" || w == "stg" || strings.HasPrefix(w, "staging-"):
+		return "staging"
+	case w == "dev" || w == "development":
+		return "dev"
+	case w == "qa" || w == "test" || w == "sandbox":
+		return w
+	}
+	return ""
+}
+
+// names reports whether the question names the entity value v of kind.
+func (q Question) names(kind, v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	if kind == "environment" {
+		if env := environment(v); env != "" {
+			return q.envs[env]
+		}
+	}
+	if kind == "incident" {
+		if m := incidentID.FindStringSubmatch(v); m != nil {
+			return slices.Contains(q.words, "inc-"+m[1])
+		}
+	}
+	if kind == "workload" {
+		// "rollout/payments-api", "deploy/x": the name is what people say.
+		if _, name, ok := strings.Cut(v, "/"); ok {
+			v = name
+		}
+	}
+	return containsRun(q.words, words(v))
+}
+
+// containsRun reports whether seq holds run as consecutive elements.
+func containsRun(seq, run []string) bool {
+	if len(run) == 0 {
+		return false
+	}
+	for i := 0; i+len(run) <= len(seq); i++ {
+		if slices.Equal(seq[i:i+len(run)], run) {
+			return true
+		}
+	}
+	return false
+}
+
+// stem folds a word's English inflections (-s, -es, -ed, -ing, and the
+// doubled consonant before them) so that "restarting" meets "restarts"
+// and "logged" meets "log": lighter than the stores' stemmers, enough for
+// matching a question's terms against titles.
+func stem(w string) string {
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
+		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
+			if suf == "s" && strings.ContainsRune("siu", rune(w[len(w)-2])) {
+				break // pass, redis, status
+			}
+			w = w[:len(w)-len(suf)]
+			break
+		}
+	}
+	if n := len(w); n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) {
+		w = w[:n-1]
+	}
+	return w
 }

@@ -51,12 +51,12 @@ func TestTermsCapKeepsRareLookingWords(t *testing.T) {
 
 func TestChannelOf(t *testing.T) {
 	for key, want := range map[string]string{
-		"slack:T1:C1:1700000000.000100": "slack:T1:C1",
-		"slack:T1:C1":                   "slack:T1:C1",
-		"telegram:42:-1001":             "telegram:42:-1001",
-		"telegram:42:-1001:3":           "telegram:42:-1001",
-		"discord:111:222":               "discord:111:222",
-		"discord:@me:333":               "discord:@me:333",
+		"slack:T1:C1:1700000000.000100":              "slack:T1:C1",
+		"slack:T1:C1":                                "slack:T1:C1",
+		"telegram:42:-1001":                          "telegram:42:-1001",
+		"telegram:42:-1001:3":                        "telegram:42:-1001",
+		"discord:111:222":                            "discord:111:222",
+		"discord:@me:333":                            "discord:@me:333",
 		"terminal:alice@corp:20260102-150405-9f3a1c": "terminal:alice@corp",
 		"terminal:dom:alice:x":                       "terminal:dom:alice",
 		"api:svc-bot:c-17":                           "api:svc-bot",
@@ -79,5 +79,16 @@ func TestVisible(t *testing.T) {
 	}
 	if got := Visible("slack:T1:C1:17.1", ""); len(got) != 3 {
 		t.Errorf("Visible without a person = %v, want no user scope", got)
+	}
+}
+
+func TestStem(t *testing.T) {
+	for w, want := range map[string]string{
+		"restarting": "restart", "restarts": "restart", "restarted": "restart", "logged": "log", "logging": "log",
+		"logs": "log", "pods": "pod", "redis": "redis", "status": "status", "504": "504", "pass": "pass", "dns": "dns", "evictions": "eviction",
+	} {
+		if got := stem(w); got != want {
+			t.Errorf("stem(%q) = %q, want %q", w, got, want)
+		}
 	}
 }
