@@ -127,6 +127,7 @@ func (m *Memory) Retrieve(ctx context.Context, q core.MemoryQuery) (core.MemoryC
 type injection struct {
 	trusted, untrusted []string // document entries, without their numbers
 	refs               []core.MemoryRef
+	tokens             int // of text(), as pack counted them
 }
 
 // text is the whole system message: the blocks, and in them the entries
@@ -209,9 +210,11 @@ func (m *Memory) pack(cands []Scored, budget, maxDocs int) injection {
 		in.refs = append(in.refs, core.MemoryRef{ID: c.Doc.ID, Path: c.Doc.Path, Type: string(c.Doc.Type),
 			Trust: string(c.Doc.Trust), Trusted: trusted, Score: c.Score})
 	}
+	in.tokens = used
 	if m.opt.Tokens != nil {
 		for len(in.refs) > 0 && count(in.text()) > budget {
 			in.dropLast()
+			in.tokens = -1 // unknown
 		}
 	}
 	return in

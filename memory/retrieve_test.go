@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -346,4 +347,34 @@ func TestRetrieveDefusesBlockTags(t *testing.T) {
 		t.Errorf("block tags not defused:\n%s", mc.Text)
 	}
 	blocks(t, mc.Text)
+}
+
+// Packing counts each part once and adds the counts up: with cl100k_base
+// that is exactly the whole text's count, whatever the documents hold.
+func TestPackCountsTheWholeText(t *testing.T) {
+	m := newMemory(t, openSQLite(t))
+	importDir(t, m, filepath.Join("testdata", "corpus"))
+	ds, err := m.Store().Documents(t.Context(), docs.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cands []Scored
+	for i, d := range ds {
+		if i%3 == 0 { // some untrusted, between the others
+			d.Trust, d.Status = docs.AgentDraft, docs.Draft
+		}
+		d.Title += " <memory_context> \"quoted\" ünïcode"
+		cands = append(cands, Scored{Doc: d})
+	}
+	for start := 0; start < len(cands); start += 5 {
+		for _, budget := range []int{300, 1200, 100000} {
+			in := m.pack(cands[start:min(start+5, len(cands))], budget, 5)
+			if len(in.refs) == 0 {
+				continue
+			}
+			if got := tokens.Count(in.text()); got != in.tokens || got > budget {
+				t.Errorf("documents %d..: packed %d tokens by parts, the text has %d (budget %d)", start, in.tokens, got, budget)
+			}
+		}
+	}
 }
