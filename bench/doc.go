@@ -14,7 +14,8 @@
 //
 // `make bench` runs cmd/opsgate-bench, which measures every figure, prints
 // one table (figure, measured, target, pass/miss, note) and writes the same
-// as JSON to bench/results.json, in about three minutes on two cores
+// as JSON to bench/results.json, in about three minutes on two cores, and
+// three more for figure 10, which fills two stores with 100,000 documents
 // (-only 2,3,4,5 picks figures). Figures 1, 6, 7 and 8 also have Benchmark
 // functions for `go test -bench`, which report their numbers with
 // b.ReportMetric but give no verdict.
@@ -41,12 +42,19 @@
 //     default_toolsets [k8s] against every toolset loaded.
 //  8. [LongConversation]: the messages array sent at turns 10, 50 and 100
 //     of one conversation with windowing on.
+//  9. [Takeover]: kill -9 of the polling one of two replicas on
+//     PostgreSQL, to the other polling.
+//  10. [MemoryRetrieval]: long-term memory search at 10,000 and 100,000
+//     documents (the labelled corpus and generated operations notes) on
+//     SQLite and PostgreSQL, memory_prepare's added latency per turn, and
+//     recall@3 and MRR on the labelled set (memory/testdata).
 //
 // # Reading the numbers
 //
 // The machine is shared and its timings drift, so every timing target is a
 // ratio of two things measured in the same run (alternating rounds, medians)
-// or a count; token figures are counts with the cl100k_base tokenizer
+// or a count (figures 9 and 10, whose targets are absolute times, are
+// the exceptions); token figures are counts with the cl100k_base tokenizer
 // ([Encoding]), embedded offline. Allocations are process-wide, so they
 // include the fake servers' on both sides of a comparison. A figure that
 // misses its target says so, with its cause, in its note.

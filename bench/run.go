@@ -10,7 +10,7 @@ import (
 
 // Options choose and size the figures of a run.
 type Options struct {
-	// Only lists the figures to run ("1" to "9"); empty runs all.
+	// Only lists the figures to run ("1" to "10"); empty runs all.
 	Only []string
 	// Quick shrinks every figure to a smoke test: the numbers mean nothing,
 	// but every code path runs.
@@ -33,6 +33,8 @@ type Options struct {
 	Starts int
 	// Kills is figure 9's number of kill -9 takeovers (default 5).
 	Kills int
+	// Memory sizes figure 10.
+	Memory MemoryOptions
 	// Binary is a built cmd/opsgate for figures 4, 5 and 9; empty builds one
 	// into a temporary directory.
 	Binary string
@@ -47,9 +49,11 @@ func (o *Options) defaults() {
 		o.Streams, o.StreamChunks = 1, 40
 		o.Load = LoadOptions{Conversations: 20, Chunks: 20}
 		o.Starts, o.Kills = 1, 1
+		o.Memory = MemoryOptions{Sizes: []int{400, 800}, Searches: 20, Prepares: 20}
 	}
 	o.Overhead.defaults()
 	o.Load.defaults()
+	o.Memory.defaults()
 	if o.FirstPosts == 0 {
 		o.FirstPosts = 160
 	}
@@ -98,6 +102,7 @@ func Run(ctx context.Context, opt Options, log io.Writer) *Report {
 		{"5", "idle cost and start-up", func() ([]Row, error) { return Startup(ctx, bin, opt.Starts) }},
 		{"4", "one bot token under load", func() ([]Row, error) { return Load(ctx, bin, opt.Load) }},
 		{"9", "poller takeover after kill -9", func() ([]Row, error) { return Takeover(ctx, bin, opt.Kills) }},
+		{"10", "memory retrieval", func() ([]Row, error) { return MemoryRetrieval(ctx, opt.Memory) }},
 	}
 	rows := map[string][]Row{}
 	for _, f := range figures {
@@ -115,7 +120,7 @@ func Run(ctx context.Context, opt Options, log io.Writer) *Report {
 		fmt.Fprintf(log, " %.1fs\n", time.Since(t0).Seconds())
 		rows[f.id] = got
 	}
-	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"} { // the order
+	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"} { // the order
 		r.Rows = append(r.Rows, rows[id]...)
 	}
 	r.Duration = time.Since(start).Round(100 * time.Millisecond).String()
