@@ -6,22 +6,32 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/core/coretest"
+	"github.com/opsgate/opsgate/internal/pgtest"
 	"github.com/opsgate/opsgate/memory"
 	"github.com/opsgate/opsgate/memory/docs"
+	"github.com/opsgate/opsgate/memory/postgres"
 	"github.com/opsgate/opsgate/memory/sqlite"
 )
 
 // The black-box tests of the memory tools, commands, import and export
-// run on every store.
+// run on both stores (TestMain, in main_test.go, starts PostgreSQL).
 
 // clock is the tests' time.
 var clock = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 
-// onStores runs f as a subtest per store ("sqlite"), each on a fresh
-// store.
+// onStores runs f as the subtests "sqlite" and "postgres" (skipped without
+// a server), each on a fresh store.
 func onStores(t *testing.T, f func(t *testing.T, s docs.Store)) {
 	t.Helper()
 	t.Run("sqlite", func(t *testing.T) { f(t, onSQLite(t)) })
+	t.Run("postgres", func(t *testing.T) {
+		s, err := postgres.Open(t.Context(), pgtest.DB(t))
+		if err != nil {
+			t.Fatalf("postgres.Open: %v", err)
+		}
+		t.Cleanup(func() { s.Close() })
+		f(t, s)
+	})
 }
 
 // onSQLite is a fresh SQLite store.
