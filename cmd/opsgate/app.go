@@ -10,6 +10,9 @@ import (
 	"github.com/opsgate/opsgate/core/llm"
 	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/internal/config"
+	"github.com/opsgate/opsgate/internal/tokens"
+	"github.com/opsgate/opsgate/memory"
+	"github.com/opsgate/opsgate/memory/docs"
 	"github.com/opsgate/opsgate/policy"
 	"github.com/opsgate/opsgate/policy/redact"
 )
@@ -28,6 +31,8 @@ type app struct {
 	red *redact.Redactor
 	// closeCoord ends this replica's coordination with the others.
 	closeCoord func()
+	// memory is long-term memory; nil when memory.enabled is false.
+	memory *memory.Memory
 }
 
 type appOptions struct {
@@ -78,6 +83,10 @@ func engineConfig(cfg *config.Config) core.Config {
 		DefaultToolsets:       cfg.Tools.DefaultToolsets,
 		MemoryEnabled:         cfg.Memory.Enabled,
 		MemoryTokenBudget:     cfg.Memory.TokenBudget,
+		MemoryMaxDocs:         cfg.Memory.MaxDocs,
+		Titles:                true,
+		ContextTokens:         cfg.LLM.ContextTokens,
+		CountTokens:           tokens.Count,
 	}
 }
 
@@ -136,21 +145,37 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	if c, ok := store.(coordinated); ok && o.replica != "" {
 		coord, closeCoord = c.Coordinator(o.replica, log.With("component", "coordinator"))
 	}
-	engine, err := core.NewEngine(ecfg, core.Deps{
+	deps := core.Deps{
 		Model:       model,
 		Tools:       host,
 		Store:       store,
 		Sender:      sender,
 		Logger:      log.With("component", "engine"),
 		Coordinator: coord,
-	})
+	}
+	mem := longTermMemory(cfg, store, red, log)
+	if mem != nil {
+		deps.Retriever, deps.Virtual, deps.Commands = mem, mem.Tools(), mem
+	}
+	engine, err := core.NewEngine(ecfg, deps)
 	if err != nil {
 		closeCoord()
 		host.Close()
 		store.Close()
 		return nil, err
 	}
-	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder, red: red, closeCoord: closeCoord}, nil
+	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder, red: red, closeCoord: closeCoord, memory: mem}, nil
+}
+
+// longTermMemory is the memory over the store's documents (DESIGN §14),
+// or nil when memory.enabled is false. Writes are scanned with the same
+// secret detectors that redact what people are shown.
+func longTermMemory(cfg *config.Config, store core.Store, red *redact.Redactor, log *slog.Logger) *memory.Memory {
+	ds, ok := store.(docs.Store)
+	if !cfg.Memory.Enabled || !ok {
+		return nil
+	}
+	return memory.New(ds, memory.Options{Secrets: red.String, Tokens: tokens.Count, Logger: log.With("component", "memory")})
 }
 
 // shutdown lets runs finish or checkpoint (until ctx ends), runs then (the

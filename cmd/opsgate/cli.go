@@ -43,6 +43,8 @@ Commands:
                   what it decides for one call (opsgate policy help)
   schedules       list the schedules and their next fires; schedules run
                   NAME fires one now and waits for its run
+  memory          long-term memory: import DIR, search QUERY [--explain],
+                  list, show PATH, promote ID, reject ID, export
   healthcheck     exit 0 when the local serve's /healthz answers 200 (for
                   container health checks)
   version         print the version
@@ -104,6 +106,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		"audit":       e.audit,
 		"policy":      e.policy,
 		"schedules":   e.schedules,
+		"memory":      e.memory,
 		"healthcheck": e.healthcheck,
 		"version":     e.version,
 	}
