@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/internal/tokens"
@@ -168,8 +169,10 @@ func number(n int) string { return "[" + strconv.Itoa(n) + "]" }
 // documents dropped until it fits.
 func (m *Memory) pack(cands []Scored, budget, maxDocs int) injection {
 	count, cached := m.opt.Tokens, m.opt.Tokens
+	known := func(string) (int, bool) { return 0, false }
+	atLeast := func(string) int { return 0 }
 	if count == nil {
-		count, cached = tokens.Count, entryTokens.count
+		count, cached, known, atLeast = tokens.Count, entryTokens.count, entryTokens.known, minTokens
 	}
 	var in injection
 	used := 0
@@ -190,12 +193,20 @@ func (m *Memory) pack(cands []Scored, budget, maxDocs int) injection {
 		}
 		num := count(number(len(in.refs) + 1))
 		e := entry(c.Doc, c.Doc.Content)
-		cost := num + cached(e)
+		room := budget - used - wrap - num
+		n, ok := known(e)
+		if !ok && len(in.refs) > 0 && atLeast(e) > room {
+			continue // without counting a document that cannot fit
+		}
+		if !ok {
+			n = cached(e)
+		}
+		cost := num + n
 		if used+wrap+cost > budget {
 			if len(in.refs) > 0 {
 				continue
 			}
-			body, n, ok := truncate(c.Doc, budget-used-wrap-num, cost-num, count)
+			body, n, ok := truncate(c.Doc, room, cost-num, count)
 			if !ok {
 				continue
 			}
@@ -248,34 +259,63 @@ func entry(d docs.Document, content string) string {
 	return b.String()
 }
 
+// minTokens is a lower bound of s's cl100k_base tokens, found without
+// tokenizing: the tokenizer's pre-split never joins two runs of letters,
+// nor more than three digits, in one piece, and a piece is at least one
+// token.
+func minTokens(s string) int {
+	n, digits := 0, 0
+	inLetters := false
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r):
+			if !inLetters {
+				n++
+			}
+			inLetters, digits = true, 0
+		case unicode.IsNumber(r):
+			if digits%3 == 0 {
+				n++
+			}
+			inLetters = false
+			digits++
+		default:
+			inLetters, digits = false, 0
+		}
+	}
+	return n
+}
+
 // truncate returns d's entry cut at a line boundary to fit room tokens,
 // and its tokens, when at least minTruncated of the whole entry (whole
-// tokens) fits.
+// tokens) fits. Lines are counted one by one (a line's count is never
+// less than its share of the whole), then the cut entry once more.
 func truncate(d docs.Document, room, whole int, count func(string) int) (string, int, bool) {
 	if float64(room) < minTruncated*float64(whole) {
 		return "", 0, false
 	}
 	lines := strings.SplitAfter(strings.TrimSpace(d.Content), "\n")
 	cut := func(k int) string { return entry(d, strings.Join(lines[:k], "")+"\n"+truncatedMarker) }
-	// The most lines that fit: binary search, as tokens grow with lines.
-	lo, hi := 0, len(lines)-1
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if count(cut(mid)) <= room {
-			lo = mid
-		} else {
-			hi = mid - 1
+	left := room - count(cut(0))
+	k := 0
+	for k < len(lines)-1 {
+		n := count(lines[k])
+		if n > left {
+			break
+		}
+		left -= n
+		k++
+	}
+	for ; k > 0; k-- {
+		e := cut(k)
+		if n := count(e); n <= room {
+			if float64(n) < minTruncated*float64(whole) {
+				return "", 0, false
+			}
+			return e, n, true
 		}
 	}
-	if lo == 0 {
-		return "", 0, false
-	}
-	e := cut(lo)
-	n := count(e)
-	if float64(n) < minTruncated*float64(whole) {
-		return "", 0, false
-	}
-	return e, n, true
+	return "", 0, false
 }
 
 // entryTokens remembers the cl100k_base tokens of injected texts (entries
@@ -288,6 +328,22 @@ type countCache struct {
 	mu  sync.Mutex
 	m   map[[32]byte]int
 	max int
+}
+
+// reset forgets every count.
+func (c *countCache) reset() {
+	c.mu.Lock()
+	c.m = nil
+	c.mu.Unlock()
+}
+
+// known returns the count of s when it is remembered.
+func (c *countCache) known(s string) (int, bool) {
+	k := sha256.Sum256([]byte(s))
+	c.mu.Lock()
+	n, ok := c.m[k]
+	c.mu.Unlock()
+	return n, ok
 }
 
 func (c *countCache) count(s string) int {

@@ -372,6 +372,11 @@ func TestPackCountsTheWholeText(t *testing.T) {
 			if len(in.refs) == 0 {
 				continue
 			}
+			for _, e := range append(in.trusted, in.untrusted...) {
+				if lo, n := minTokens(e), tokens.Count(e); lo > n {
+					t.Errorf("minTokens = %d > %d tokens of %q", lo, n, e)
+				}
+			}
 			if got := tokens.Count(in.text()); got != in.tokens || got > budget {
 				t.Errorf("documents %d..: packed %d tokens by parts, the text has %d (budget %d)", start, in.tokens, got, budget)
 			}
