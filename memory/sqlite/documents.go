@@ -84,44 +84,67 @@ func saveDocument(ctx context.Context, tx *txn, d docs.Document, opt docs.Save) 
 		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE seq = ?`, append(v, seq)...); err != nil {
 		return docs.Document{}, err
 	}
+	if err := appendVersion(ctx, tx, d, opt.Note, at); err != nil {
+		return docs.Document{}, err
+	}
 	if _, err := tx.exec(ctx, `DELETE FROM memory_fts WHERE rowid = ?`, seq); err != nil {
 		return docs.Document{}, err
 	}
-	return d, indexDoc(ctx, tx, seq, d, opt.Note, at)
+	return d, indexText(ctx, tx, seq, d)
 }
 
-// createDoc inserts d as a new document.
+// createDoc creates d as a new document: its row, its history entry and
+// its text in the index.
 func createDoc(ctx context.Context, tx *txn, d docs.Document, note string, at time.Time) (docs.Document, error) {
+	d, seq, err := insertDoc(ctx, tx, d, note, at)
+	if err != nil {
+		return docs.Document{}, err
+	}
+	return d, indexText(ctx, tx, seq, d)
+}
+
+// insertDoc inserts d as a new document with its history entry, and
+// returns it with its seq; the caller indexes its text (indexText). Many
+// documents are created fastest by inserting them all, then indexing
+// them all (see indexText).
+func insertDoc(ctx context.Context, tx *txn, d docs.Document, note string, at time.Time) (docs.Document, int64, error) {
 	d.ID, d.Version, d.SHA256 = newDocID(), 1, docs.Hash(d.Content)
 	d.CreatedAt, d.UpdatedAt = at, at
 	v, err := docValues(d)
 	if err != nil {
-		return docs.Document{}, err
+		return docs.Document{}, 0, err
 	}
 	res, err := tx.exec(ctx, `INSERT INTO memory_docs (`+docCols+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, v...)
 	if err != nil {
-		return docs.Document{}, err
+		return docs.Document{}, 0, err
 	}
 	seq, err := res.LastInsertId()
 	if err != nil {
-		return docs.Document{}, err
+		return docs.Document{}, 0, err
 	}
-	return d, indexDoc(ctx, tx, seq, d, note, at)
+	return d, seq, appendVersion(ctx, tx, d, note, at)
 }
 
-// indexDoc adds version d to the history and to the full-text index as
-// row seq.
-func indexDoc(ctx context.Context, tx *txn, seq int64, d docs.Document, note string, at time.Time) error {
+// appendVersion adds version d to the history.
+func appendVersion(ctx context.Context, tx *txn, d docs.Document, note string, at time.Time) error {
 	snap, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}
-	if _, err := tx.exec(ctx, `INSERT INTO memory_versions (doc_id, version, note, at, doc) VALUES (?, ?, ?, ?, ?)`,
-		d.ID, d.Version, note, at.UnixMicro(), string(snap)); err != nil {
-		return err
-	}
-	_, err = tx.exec(ctx, `INSERT INTO memory_fts (rowid, title, content, tags, entities) VALUES (?, ?, ?, ?, ?)`,
+	_, err = tx.exec(ctx, `INSERT INTO memory_versions (doc_id, version, note, at, doc) VALUES (?, ?, ?, ?, ?)`,
+		d.ID, d.Version, note, at.UnixMicro(), string(snap))
+	return err
+}
+
+// indexText adds d's text to the full-text index as row seq. FTS5 gathers
+// the rows of a transaction in memory, but writes them out at every
+// statement that opens a savepoint, as an INSERT into memory_docs or
+// memory_versions does: indexing 100,000 documents after inserting them
+// all writes the index in a few large segments instead of 100,000 small
+// ones to merge (several times faster).
+func indexText(ctx context.Context, tx *txn, seq int64, d docs.Document) error {
+	_, err := tx.exec(ctx, `INSERT INTO memory_fts (rowid, title, content, tags, entities) VALUES (?, ?, ?, ?, ?)`,
 		seq, d.Title, d.Content, strings.Join(d.Tags, " "), entityText(d.Entities))
 	return err
 }
