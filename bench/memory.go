@@ -425,12 +425,16 @@ func readLabelled(path string) ([]memory.LabelledQuery, error) {
 	return memory.ReadQueries(f)
 }
 
-// roundMs rounds d for the table: 0.01 ms below 10 ms, else 0.1 ms.
+// roundMs rounds d for the table: to 0.01 ms below 10 ms, 0.1 ms below
+// a second, 1 ms above.
 func roundMs(d time.Duration) time.Duration {
-	if d < 10*time.Millisecond {
+	switch {
+	case d < 10*time.Millisecond:
 		return d.Round(10 * time.Microsecond)
+	case d < time.Second:
+		return d.Round(100 * time.Microsecond)
 	}
-	return d.Round(100 * time.Microsecond)
+	return d.Round(time.Millisecond)
 }
 
 // thousands writes n with thousands separators: 100,000.
