@@ -97,6 +97,7 @@ func TestChatNamedConversation(t *testing.T) {
 	for _, s := range []string{"one", "two", "three", "four"} {
 		llm.Push(llmfake.Reply{Text: "answer " + s})
 	}
+	llm.Push(llmfake.Reply{Text: "Incident 7"}) // incident-7's third exchange titles it
 	for _, step := range []struct {
 		stdin string
 		args  []string
@@ -112,8 +113,16 @@ func TestChatNamedConversation(t *testing.T) {
 		}
 	}
 	var got [][]string
+	titles := 0
 	for _, req := range llm.Requests() {
+		if isTitleRequest(req) {
+			titles++
+			continue
+		}
 		got = append(got, userMessages(req))
+	}
+	if titles != 1 {
+		t.Errorf("%d title requests, want 1 (after incident-7's third exchange)", titles)
 	}
 	want := [][]string{{"one"}, {"two"}, {"one", "three"}, {"one", "three", "four"}}
 	if diff := cmp.Diff(want, got); diff != "" {

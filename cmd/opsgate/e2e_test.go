@@ -117,6 +117,8 @@ func TestBinaryChatReadDeniedApprovedWrite(t *testing.T) {
 		// 3: ask again: approved.
 		toolCall("c4", "scale_deployment", `{"name":"web","replicas":3}`),
 		llmfake.Reply{Text: "Scaled web to 3 replicas."},
+		// After three exchanges the conversation is titled.
+		llmfake.Reply{Text: "Scaling web in prod"},
 	)
 	stdin := "list the pods in prod\nscale web to 3\nn\nscale web to 3, I am sure\ny\n"
 
@@ -164,8 +166,8 @@ func TestBinaryChatReadDeniedApprovedWrite(t *testing.T) {
 	}
 
 	reqs := llm.Requests()
-	if len(reqs) != 7 {
-		t.Fatalf("%d model requests, want 7", len(reqs))
+	if len(reqs) != 8 || !isTitleRequest(reqs[7]) {
+		t.Fatalf("%d model requests, want 7 and the title request", len(reqs))
 	}
 	// The model heard about the denial in the request after it.
 	last := reqs[4].Messages[len(reqs[4].Messages)-1]

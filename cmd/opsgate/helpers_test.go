@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
 // testEnv returns a getenv over fixed values: tests never read or change
@@ -50,3 +52,9 @@ func mustContain(t *testing.T, what, got string, wants ...string) {
 // update rewrites the golden files of this package's tests instead of
 // comparing with them: go test ./cmd/opsgate/ -run Golden -update.
 var update = flag.Bool("update", false, "rewrite golden files")
+
+// isTitleRequest reports whether req is the model call that titles a
+// conversation after its third exchange (core's title prompt).
+func isTitleRequest(req llmfake.Request) bool {
+	return len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, "Write a title for this operations conversation")
+}

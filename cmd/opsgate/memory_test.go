@@ -190,4 +190,3 @@ func TestMemoryCLI(t *testing.T) {
 		t.Errorf("unknown subcommand: code %d\n%s", code, errOut)
 	}
 }
-
