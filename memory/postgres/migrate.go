@@ -86,6 +86,8 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 var protectedTables = map[string][]string{
 	"audit":          {"audit_append_only", "audit_no_truncate"},
 	"approval_votes": {"approval_votes_append_only", "approval_votes_no_truncate"},
+	// A memory document's history is append-only too (DESIGN §14).
+	"memory_versions": {"memory_versions_append_only", "memory_versions_no_truncate"},
 }
 
 // CheckSchema returns a *core.SchemaError when a table the migrations
@@ -94,7 +96,8 @@ var protectedTables = map[string][]string{
 // silently drop audit entries).
 func (s *Store) CheckSchema(ctx context.Context) error {
 	e := core.SchemaError{Store: "postgres"}
-	tables := []string{"conversations", "inbound", "messages", "runs", "checkpoints", "approvals", "approval_votes", "audit"}
+	tables := []string{"conversations", "inbound", "messages", "runs", "checkpoints", "approvals", "approval_votes", "audit",
+		"memory_docs", "memory_versions", "memory_usage"}
 	type trigger struct{ table, name, enabled string }
 	var have []string
 	var trigs []trigger

@@ -76,6 +76,7 @@ func TestOpenRefusesUnprotectedAudit(t *testing.T) {
 	for _, alter := range []string{
 		`DROP TRIGGER audit_no_truncate ON audit`,
 		`ALTER TABLE audit DISABLE TRIGGER audit_append_only`,
+		`DROP TRIGGER memory_versions_append_only ON memory_versions`,
 	} {
 		url := pgtest.DB(t)
 		open(t, url).Close()
