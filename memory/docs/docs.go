@@ -219,7 +219,7 @@ type Usage struct {
 type Query struct {
 	// Terms are lower-case words of letters and digits, already free of
 	// stop words; the store ORs them and ranks by its text relevance
-	// (SQLite FTS5 bm25, Postgres ts_rank_cd over websearch_to_tsquery).
+	// (SQLite FTS5 bm25, Postgres ts_rank over websearch_to_tsquery).
 	// Over many documents a store may rank by the query's rarest terms
 	// only, where reading the common ones would cost more than they add
 	// (memory/sqlite beyond about a thousand matches): a document with none
