@@ -21,7 +21,7 @@ import (
 
 func main() {
 	out := flag.String("out", "bench/results.json", "write the report as JSON to this file (empty: do not write)")
-	only := flag.String("only", "", "comma-separated figures to run (1-9, e.g. 2,3,4,5); empty runs all")
+	only := flag.String("only", "", "comma-separated figures to run (1-10, e.g. 2,3,10); empty runs all")
 	quick := flag.Bool("quick", false, "smoke-test sizes: every path runs, the numbers mean nothing")
 	timeout := flag.Duration("timeout", 9*time.Minute, "give up after this long")
 	flag.Parse()
