@@ -106,3 +106,31 @@ func TestMemoryFailureDoesNotFailTheRun(t *testing.T) {
 		t.Errorf("request has %d messages, want system prompt and the user message", n)
 	}
 }
+
+// A run resumed after an approval is still the same turn: the model calls
+// after the decision carry the turn's memory too, once.
+func TestMemoryAfterApprovalResume(t *testing.T) {
+	mem := &fixedMemory{mc: core.MemoryContext{Text: "<memory_context>\nrunbook: scale web slowly\n</memory_context>", Refs: []core.MemoryRef{{ID: "d1", Path: "web/scale.md"}}}}
+	h := newHarness(t, withMemory(mem))
+	h.loadWriteTools()
+	h.llm.Push(toolCalls(call("c1", "scale_deployment", `{"name":"web","replicas":3}`)), text("web runs 3 replicas."))
+	h.say("scale web to 3")
+	a := h.pausedApproval(h.rec, 1)
+	if _, err := h.decide(a.ID, alice, true, ""); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.WaitCompleted(t, 2)
+	reqs := h.llm.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls, want 2", len(reqs))
+	}
+	for i, r := range reqs {
+		n := 0
+		for _, m := range r.Messages {
+			n += strings.Count(m.Content, "runbook: scale web slowly")
+		}
+		if n != 1 {
+			t.Errorf("call %d carries the turn's memory %d times, want once", i+1, n)
+		}
+	}
+}

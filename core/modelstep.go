@@ -34,6 +34,9 @@ func (e *Engine) modelStep(ctx context.Context, rs *runState) node {
 			return e.fail(rs, err)
 		}
 	}
+	// A run resumed after an approval is the same user turn: its memory
+	// is retrieved again (it was never stored) for the calls that remain.
+	e.memoryPrepare(ctx, rs)
 	schemas, notes := e.catalogue(ctx, rs)
 	if ctx.Err() != nil {
 		rs.status = RunStopped

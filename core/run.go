@@ -152,15 +152,14 @@ func (e *Engine) resumeRun(ctx context.Context, s *session, a *activeRun, cp Che
 	}
 	return &runState{
 		run: run, act: a, out: s.out, toolsets: cp.Toolsets, msgs: msgs,
-		resumed: true, batch: cp.Pending, memLoaded: true, started: e.now(),
+		resumed: true, batch: cp.Pending, started: e.now(),
 	}, nil
 }
 
-// entry routes a fresh turn to memory_prepare and a resumed one to the gate.
+// entry routes a fresh turn to memory_prepare and a resumed one to the
+// gate; a resumed turn's memory is retrieved again before its next model
+// call (modelStep), since it is never stored.
 func (e *Engine) entry(ctx context.Context, rs *runState) node {
-	if !rs.resumed {
-		rs.memLoaded = false
-	}
 	if len(rs.batch) > 0 {
 		// The gate answers a stopped resume with "not executed" results, so
 		// the transcript stays whole.
