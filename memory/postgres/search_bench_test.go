@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/opsgate/opsgate/internal/pgtest"
 	"github.com/opsgate/opsgate/memory/docs"
+	"github.com/opsgate/opsgate/memory/docs/docstest"
 	"github.com/opsgate/opsgate/memory/postgres"
 )
 
@@ -32,47 +32,12 @@ func BenchmarkSearchDocuments(b *testing.B) {
 			s := seedDocuments(b, n)
 			for _, terms := range []int{3, 10, 25} {
 				b.Run(fmt.Sprintf("terms=%d", terms), func(b *testing.B) {
-					benchSearch(b, s, terms)
+					docstest.BenchSearch(b, s, terms, nil)
 				})
 			}
 		})
 	}
 }
-
-// benchSearch runs queries of terms words, cycling through a fixed set.
-func benchSearch(b *testing.B, s *postgres.Store, terms int) {
-	g := newCorpus(uint64(terms))
-	queries := make([]docs.Query, 256)
-	for i := range queries {
-		queries[i] = docs.Query{Terms: g.distinctWords(terms), Scopes: benchScopes, Limit: 18}
-	}
-	ctx := b.Context()
-	var took []time.Duration
-	matched := 0
-	i := 0
-	b.ReportAllocs()
-	for b.Loop() {
-		start := time.Now()
-		ms, err := s.SearchDocuments(ctx, queries[i%len(queries)])
-		took = append(took, time.Since(start))
-		if err != nil {
-			b.Fatal(err)
-		}
-		matched += len(ms)
-		i++
-	}
-	slices.Sort(took)
-	pct := func(p float64) float64 {
-		return float64(took[min(len(took)-1, int(p*float64(len(took))))]) / 1e6
-	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
-	b.ReportMetric(float64(matched)/float64(i), "matches/op")
-}
-
-// benchScopes is what one conversation in a channel sees.
-var benchScopes = []docs.Scope{docs.WorkspaceScope, {Kind: docs.Channel, Key: "slack:T1:C0"},
-	{Kind: docs.User, Key: "u0"}, {Kind: docs.Conversation, Key: "slack:T1:C0:1.0"}}
 
 // seedDocuments opens a store holding n generated documents. They are
 // copied straight into memory_docs over two connections (the search column
@@ -84,18 +49,18 @@ func seedDocuments(b *testing.B, n int) *postgres.Store {
 	start := time.Now()
 	url := pgtest.DB(b)
 	s := openStore(b, url)
-	g := newCorpus(1)
+	g := docstest.NewCorpus(1)
 	at := time.Now().UTC().Truncate(time.Microsecond)
 	rows := make([][]any, n)
 	for i := range rows {
-		d := g.document(i)
+		d := g.Document(i)
 		tags, _ := json.Marshal(d.Tags)
 		ents, _ := json.Marshal(d.Entities)
 		var kw []string
 		for _, v := range append(slices.Clone(d.Tags), d.Entities["service"]...) {
 			kw = append(kw, v, strings.ReplaceAll(v, "-", " "))
 		}
-		updated := at.Add(-time.Duration(g.r.IntN(365*24)) * time.Hour)
+		updated := at.Add(-time.Duration(g.Rand().IntN(365*24)) * time.Hour)
 		rows[i] = []any{fmt.Sprintf("d%07d", i), string(d.Scope.Kind), d.Scope.Key, d.Path, d.Title, d.Content,
 			string(d.Type), string(tags), string(ents), strings.Join(kw, " "), string(d.Status), string(d.Trust),
 			"{}", "cli:bench", 1, docs.Hash(d.Content), updated, updated}
@@ -140,117 +105,3 @@ func seedDocuments(b *testing.B, n int) *postgres.Store {
 	b.Logf("seeded %d documents in %v", n, time.Since(start).Round(time.Millisecond))
 	return s
 }
-
-// corpus generates operations text: words of a fixed vocabulary of a few
-// thousand, drawn with a Zipf distribution (a few words are in most
-// documents, most words in few).
-type corpus struct {
-	r    *rand.Rand
-	zipf *rand.Zipf
-}
-
-func newCorpus(seed uint64) *corpus {
-	r := rand.New(rand.NewPCG(seed, 42))
-	return &corpus{r: r, zipf: rand.NewZipf(r, 1.07, 2, uint64(len(vocabulary)-1))}
-}
-
-func (c *corpus) word() string { return vocabulary[c.zipf.Uint64()] }
-
-// distinctWords returns n different words.
-func (c *corpus) distinctWords(n int) []string {
-	var ws []string
-	for len(ws) < n {
-		if w := c.word(); !slices.Contains(ws, w) {
-			ws = append(ws, w)
-		}
-	}
-	return ws
-}
-
-// document i: 150 to 300 words of content in sentences, a title, tags and
-// a service; nine in ten in the workspace, the rest in channels and users.
-func (c *corpus) document(i int) docs.Document {
-	var b strings.Builder
-	for n, words := 0, 150+c.r.IntN(151); n < words; n++ {
-		if n > 0 {
-			if c.r.IntN(12) == 0 {
-				b.WriteString(". ")
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteString(c.word())
-	}
-	b.WriteByte('.')
-	scope := docs.WorkspaceScope
-	switch c.r.IntN(20) {
-	case 0:
-		scope = docs.Scope{Kind: docs.Channel, Key: fmt.Sprintf("slack:T1:C%d", c.r.IntN(50))}
-	case 1:
-		scope = docs.Scope{Kind: docs.User, Key: fmt.Sprintf("u%d", c.r.IntN(200))}
-	}
-	status := docs.Active
-	if c.r.IntN(10) == 0 {
-		status = docs.Draft
-	}
-	return docs.Document{
-		Scope:    scope,
-		Path:     fmt.Sprintf("generated/%06d.md", i),
-		Title:    strings.Join(c.distinctWords(3+c.r.IntN(4)), " "),
-		Content:  b.String(),
-		Type:     docs.Runbook,
-		Tags:     c.distinctWords(2),
-		Entities: map[string][]string{"service": {c.word() + "-" + c.word()}},
-		Status:   status,
-		Trust:    docs.AdminApproved,
-	}
-}
-
-// vocabulary is about 4,000 words: operations words first (the frequent
-// ones), then made-up words standing for names, hosts and jargon.
-var vocabulary = func() []string {
-	ops := strings.Fields(`pod pods service deploy deployment restart restarts error errors latency
-		node nodes cluster namespace container image rollout rollback release helm chart config
-		configmap secret ingress egress dns certificate cert tls timeout retry retries queue
-		kafka consumer producer lag partition broker topic redis cache postgres database replica
-		primary failover backup restore snapshot volume disk memory cpu oom oomkilled limit limits
-		request requests throttling autoscaler hpa replicas scale scaling traffic load balancer
-		gateway proxy nginx envoy istio mesh sidecar metrics alert alerts alertmanager prometheus
-		grafana dashboard logs logging loki trace tracing tempo span incident outage degraded
-		healthcheck readiness liveness probe crashloop backoff pending evicted scheduler taint
-		toleration affinity quota storage bucket s3 iam role policy permission token auth oauth
-		login session user users customer payment payments checkout order orders ledger billing
-		invoice api endpoint http grpc status code 500 502 503 504 429 connection connections pool
-		socket port network vpc subnet firewall rule route table peering region zone eu us west east
-		prod production staging canary blue green feature flag rollout pipeline jenkins argo build
-		test tests merge commit branch tag version upgrade downgrade migration schema index query
-		slow lock deadlock vacuum bloat wal archive checkpoint lag replication stream cdc etl job
-		jobs cron schedule batch worker workers thread threads heap gc pause jvm golang python node
-		runtime panic exception stack trace oncall pager escalation runbook playbook postmortem
-		mitigation root cause fix hotfix patch revert drain cordon upgrade kernel os ami terraform
-		ansible vault rotate rotation expiry expired renew renewal webhook callback notification
-		email sms slack channel thread mention approve approval change window freeze maintenance
-		customer impact sla slo sli error budget burn rate availability uptime capacity headroom
-		throughput bandwidth packet loss jitter mtu tcp udp handshake reset refused unreachable`)
-	syll := strings.Fields("ka lo mi ra tu ve sa no pe zi qua dor fin gar hel jun kel mor nar pol")
-	seen := map[string]bool{}
-	var vocab []string
-	for _, w := range ops {
-		if !seen[w] {
-			seen[w] = true
-			vocab = append(vocab, w)
-		}
-	}
-	r := rand.New(rand.NewPCG(7, 7))
-	for len(vocab) < 4000 {
-		w := ""
-		for range 2 + r.IntN(3) {
-			w += syll[r.IntN(len(syll))]
-		}
-		if !seen[w] {
-			seen[w] = true
-			vocab = append(vocab, w)
-		}
-	}
-	return vocab
-}()
