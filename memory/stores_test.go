@@ -1,14 +1,12 @@
 package memory
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/opsgate/opsgate/core/coretest"
-	"github.com/opsgate/opsgate/internal/pgtest"
 	"github.com/opsgate/opsgate/memory/docs"
-	"github.com/opsgate/opsgate/memory/postgres"
+	"github.com/opsgate/opsgate/memory/internal/bothstores"
 	"github.com/opsgate/opsgate/memory/sqlite"
 )
 
@@ -16,74 +14,23 @@ import (
 // at it, and ranking ages documents from it.
 var testNow = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 
-// eachStore runs f as the subtests "sqlite" (a temporary file) and
-// "postgres" (a throw-away database, skipped without a server), each on a
-// fresh store.
-func eachStore(t *testing.T, f func(t *testing.T, s docs.Store)) {
-	t.Helper()
-	t.Run("sqlite", func(t *testing.T) { f(t, openSQLite(t)) })
-	t.Run("postgres", func(t *testing.T) { f(t, openPostgres(t)) })
-}
+// eachStore runs f on a fresh SQLite and a fresh PostgreSQL store.
+func eachStore(t *testing.T, f func(t *testing.T, s docs.Store)) { bothstores.Each(t, f) }
 
-// memoryStore is the store as docs.Store, skipping t when it is not one.
-func memoryStore(t testing.TB, s any) docs.Store {
-	t.Helper()
-	ds, ok := s.(docs.Store)
-	if !ok {
-		t.Skipf("%T does not keep memory documents", s)
-	}
-	return ds
-}
-
-func openSQLite(t testing.TB) *sqlite.Store {
-	t.Helper()
-	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "m.db"))
-	if err != nil {
-		t.Fatalf("sqlite.Open: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-func openPostgres(t testing.TB) docs.Store {
-	t.Helper()
-	s, err := postgres.Open(t.Context(), pgtest.DB(t))
-	if err != nil {
-		t.Fatalf("postgres.Open: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return memoryStore(t, s)
-}
+func openSQLite(t testing.TB) *sqlite.Store { return bothstores.SQLite(t) }
 
 // newMemory is a Memory over s at testNow, logging to t.
 func newMemory(t testing.TB, s docs.Store) *Memory {
 	return New(s, Options{Logger: coretest.Logger(t), Now: func() time.Time { return testNow }})
 }
 
-// put saves d at time at (testNow when zero), as an active admin_approved
-// workspace runbook unless d says otherwise.
+// put saves d at time at (testNow when zero), as bothstores.Save does.
 func put(t testing.TB, s docs.Store, d docs.Document, at time.Time) docs.Document {
 	t.Helper()
-	if d.Scope == (docs.Scope{}) {
-		d.Scope = docs.WorkspaceScope
-	}
-	if d.Type == "" {
-		d.Type = docs.Runbook
-	}
-	if d.Status == "" {
-		d.Status = docs.Active
-	}
-	if d.Trust == "" {
-		d.Trust = docs.AdminApproved
-	}
 	if at.IsZero() {
 		at = testNow
 	}
-	got, err := s.SaveDocument(t.Context(), d, docs.Save{At: at})
-	if err != nil {
-		t.Fatalf("SaveDocument %s: %v", d.Path, err)
-	}
-	return got
+	return bothstores.Save(t, s, d, docs.Save{At: at})
 }
 
 // importDir imports every Markdown file under dir, failing t on any
