@@ -15,7 +15,7 @@ import (
 // search and counted for it; a taken path fails the whole import.
 func TestImportDocuments(t *testing.T) {
 	ctx := t.Context()
-	s := openStore(t, pgtest.DB(t))
+	s := open(t, pgtest.DB(t))
 	old := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	var ds []docs.Document
 	for i := range 50 {

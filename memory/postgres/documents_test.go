@@ -12,29 +12,17 @@ import (
 	"github.com/opsgate/opsgate/internal/pgtest"
 	"github.com/opsgate/opsgate/memory/docs"
 	"github.com/opsgate/opsgate/memory/docs/docstest"
-	"github.com/opsgate/opsgate/memory/postgres"
 )
-
-// openStore is open for tests and benchmarks alike.
-func openStore(tb testing.TB, url string) *postgres.Store {
-	tb.Helper()
-	s, err := postgres.Open(tb.Context(), url)
-	if err != nil {
-		tb.Fatalf("Open: %v", err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
-}
 
 // The same memory document suite as memory/sqlite.
 func TestDocumentsConformance(t *testing.T) {
-	docstest.Run(t, func(t *testing.T) docs.Store { return openStore(t, pgtest.DB(t)) })
+	docstest.Run(t, func(t *testing.T) docs.Store { return open(t, pgtest.DB(t)) })
 }
 
 // memory_versions is append-only, whoever runs the SQL.
 func TestMemoryVersionsAppendOnly(t *testing.T) {
 	url := pgtest.DB(t)
-	s := openStore(t, url)
+	s := open(t, url)
 	ctx := t.Context()
 	d := docs.Document{Scope: docs.WorkspaceScope, Path: "a.md", Content: "a", Type: docs.Runbook,
 		Status: docs.Active, Trust: docs.AdminApproved}
@@ -59,7 +47,7 @@ func TestMemoryVersionsAppendOnly(t *testing.T) {
 
 // A document the schema would take but no reader could use is refused.
 func TestSaveDocumentRejectsInvalid(t *testing.T) {
-	s := openStore(t, pgtest.DB(t))
+	s := open(t, pgtest.DB(t))
 	good := docs.Document{Scope: docs.WorkspaceScope, Path: "a.md", Content: "a", Type: docs.Runbook,
 		Status: docs.Active, Trust: docs.AdminApproved}
 	for name, change := range map[string]func(*docs.Document){
@@ -88,7 +76,7 @@ func TestSaveDocumentRejectsInvalid(t *testing.T) {
 // creations (concurrent ones too), edits, moves and archiving.
 func TestLexemeCountsFollowSaves(t *testing.T) {
 	url := pgtest.DB(t)
-	s := openStore(t, url)
+	s := open(t, url)
 	ctx := t.Context()
 	base := docs.Document{Scope: docs.WorkspaceScope, Type: docs.Runbook, Status: docs.Active, Trust: docs.AdminApproved}
 	var wg sync.WaitGroup
@@ -154,7 +142,7 @@ func TestLexemeCountsFollowSaves(t *testing.T) {
 // SearchDocuments), yet finds the documents holding its rarer terms first
 // and fills its limit.
 func TestSearchBeyondTheBudget(t *testing.T) {
-	s := openStore(t, pgtest.DB(t))
+	s := open(t, pgtest.DB(t))
 	ctx := t.Context()
 	const n = 400 // more than searchBudget documents hold "deploy" and "pipeline"
 	var wg sync.WaitGroup

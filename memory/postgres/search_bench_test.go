@@ -48,7 +48,7 @@ func seedDocuments(b *testing.B, n int) *postgres.Store {
 	b.Helper()
 	start := time.Now()
 	url := pgtest.DB(b)
-	s := openStore(b, url)
+	s := open(b, url)
 	g := docstest.NewCorpus(1)
 	at := time.Now().UTC().Truncate(time.Microsecond)
 	rows := make([][]any, n)

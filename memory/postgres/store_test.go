@@ -20,13 +20,14 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-func open(t *testing.T, url string) *postgres.Store {
-	t.Helper()
-	s, err := postgres.Open(t.Context(), url)
+// open opens url's store for a test or a benchmark, closed when it ends.
+func open(tb testing.TB, url string) *postgres.Store {
+	tb.Helper()
+	s, err := postgres.Open(tb.Context(), url)
 	if err != nil {
-		t.Fatalf("Open: %v", err)
+		tb.Fatalf("Open: %v", err)
 	}
-	t.Cleanup(func() { s.Close() })
+	tb.Cleanup(func() { s.Close() })
 	return s
 }
 
