@@ -122,6 +122,16 @@ func (s *Store) Approvals(ctx context.Context, runID string) ([]core.Approval, e
 	return as, nil
 }
 
+// PendingApprovals returns every approval still pending, across all
+// conversations, oldest first.
+func (s *Store) PendingApprovals(ctx context.Context) ([]core.Approval, error) {
+	as, err := s.approvals(ctx, `WHERE status = 'pending' ORDER BY seq`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: pending approvals: %w", err)
+	}
+	return as, nil
+}
+
 // ExpiredApprovals returns the pending approvals that expired before now,
 // the longest expired first.
 func (s *Store) ExpiredApprovals(ctx context.Context, now time.Time) ([]core.Approval, error) {

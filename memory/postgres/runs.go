@@ -66,19 +66,33 @@ func (s *Store) Run(ctx context.Context, id string) (core.Run, error) {
 
 // UnfinishedRuns returns the runs still marked running, oldest first.
 func (s *Store) UnfinishedRuns(ctx context.Context) ([]core.Run, error) {
+	out, err := s.runs(ctx, `WHERE status = 'running' ORDER BY started_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: unfinished runs: %w", err)
+	}
+	return out, nil
+}
+
+// ConversationRuns returns the runs of conversation convKey, oldest first.
+func (s *Store) ConversationRuns(ctx context.Context, convKey string) ([]core.Run, error) {
+	out, err := s.runs(ctx, `WHERE conv_key = $1 ORDER BY started_at, id`, convKey)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: runs of %q: %w", convKey, err)
+	}
+	return out, nil
+}
+
+func (s *Store) runs(ctx context.Context, where string, args ...any) ([]core.Run, error) {
 	var out []core.Run
 	err := s.read(ctx, func(q querier) error {
-		rows, err := q.Query(ctx, `SELECT `+runCols+` FROM runs WHERE status = 'running' ORDER BY started_at, id`)
+		rows, err := q.Query(ctx, `SELECT `+runCols+` FROM runs `+where, args...)
 		if err != nil {
 			return err
 		}
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (core.Run, error) { return scanRun(row) })
 		return err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("postgres: unfinished runs: %w", err)
-	}
-	return out, nil
+	return out, err
 }
 
 func scanRun(row pgx.Row) (core.Run, error) {

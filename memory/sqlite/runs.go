@@ -60,23 +60,37 @@ func (s *Store) Run(ctx context.Context, id string) (core.Run, error) {
 
 // UnfinishedRuns returns the runs still marked running, oldest first.
 func (s *Store) UnfinishedRuns(ctx context.Context) ([]core.Run, error) {
-	rows, err := s.r.query(ctx, `SELECT `+runCols+` FROM runs WHERE status = 'running' ORDER BY started_at, rowid`)
+	out, err := s.runs(ctx, `WHERE status = 'running' ORDER BY started_at, rowid`)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: unfinished runs: %w", err)
+	}
+	return out, nil
+}
+
+// ConversationRuns returns the runs of conversation convKey, oldest first.
+func (s *Store) ConversationRuns(ctx context.Context, convKey string) ([]core.Run, error) {
+	out, err := s.runs(ctx, `WHERE conv_key = ? ORDER BY started_at, rowid`, convKey)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: runs of %q: %w", convKey, err)
+	}
+	return out, nil
+}
+
+func (s *Store) runs(ctx context.Context, where string, args ...any) ([]core.Run, error) {
+	rows, err := s.r.query(ctx, `SELECT `+runCols+` FROM runs `+where, args...)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []core.Run
 	for rows.Next() {
 		r, err := scanRun(rows)
 		if err != nil {
-			return nil, fmt.Errorf("sqlite: unfinished runs: %w", err)
+			return nil, err
 		}
 		out = append(out, r)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: unfinished runs: %w", err)
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 func scanRun(row scanner) (core.Run, error) {

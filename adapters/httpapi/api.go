@@ -1,0 +1,215 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/memory"
+)
+
+// Prefix is where the API is mounted.
+const Prefix = "/api/v1/"
+
+// MaxBody is the largest request body accepted; a larger one is 413.
+const MaxBody = 1 << 20
+
+// Store is what the API reads of opsgate's durable state. Both stores
+// implement it; core.Store stays what the engine calls. Every method is
+// safe for concurrent use; a missing run or approval is an error wrapping
+// core.ErrNotFound.
+type Store interface {
+	Conversations(ctx context.Context, f core.ConversationFilter) ([]core.Conversation, error)
+	Messages(ctx context.Context, key string) ([]core.Message, error)
+	// ConversationRuns returns the runs of a conversation, oldest first.
+	ConversationRuns(ctx context.Context, convKey string) ([]core.Run, error)
+	Run(ctx context.Context, id string) (core.Run, error)
+	Approval(ctx context.Context, id string) (core.Approval, error)
+	// PendingApprovals returns every pending approval, oldest first.
+	PendingApprovals(ctx context.Context) ([]core.Approval, error)
+	Audit(ctx context.Context, f core.AuditFilter) ([]core.AuditEntry, error)
+}
+
+// Engine is what the API asks of the engine: decisions go through policy
+// (core.Engine.Decide), and a stop ends a conversation's run.
+type Engine interface {
+	Decide(ctx context.Context, d core.Decision) (core.Approval, error)
+	Stop(ctx context.Context, convKey string) bool
+}
+
+// MemorySearcher searches long-term memory (memory.Memory).
+type MemorySearcher interface {
+	Search(ctx context.Context, r memory.SearchRequest) ([]memory.Scored, error)
+}
+
+// Schedule is one configured schedule as GET /api/v1/schedules lists it.
+type Schedule struct {
+	Name   string    `json:"name"`
+	Cron   string    `json:"cron"`
+	Target string    `json:"target"`
+	Prompt string    `json:"prompt"`
+	Next   time.Time `json:"next,omitzero"`
+}
+
+// Options are the API's collaborators. Store, Tokens, Engine and Redact
+// are required; without Memory, memory search answers 503; without
+// Schedules, the list is empty.
+type Options struct {
+	Store  Store
+	Tokens TokenStore
+	Engine Engine
+	// Redact is the redactor of everything shown to people (DESIGN §11):
+	// every string of every response passes it.
+	Redact    func(string) string
+	Memory    MemorySearcher
+	Schedules func() []Schedule
+	Logger    *slog.Logger
+}
+
+// API is the http.Handler of /api/v1. It is safe for concurrent use.
+type API struct {
+	o   Options
+	log *slog.Logger
+	mux *http.ServeMux
+}
+
+var _ http.Handler = (*API)(nil)
+
+// New returns the API over o; it starts nothing.
+func New(o Options) *API {
+	a := &API{o: o, log: o.Logger, mux: http.NewServeMux()}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	if a.o.Redact == nil {
+		a.o.Redact = func(s string) string { return s }
+	}
+	routes := map[string]func(http.ResponseWriter, *http.Request, core.Actor){
+		"GET /api/v1/conversations":            a.conversations,
+		"GET /api/v1/conversations/{key}":      a.conversation,
+		"GET /api/v1/approvals":                a.approvals,
+		"POST /api/v1/approvals/{id}/decision": a.decision,
+		"POST /api/v1/runs/{id}/stop":          a.stop,
+		"GET /api/v1/audit":                    a.audit,
+		"GET /api/v1/memory/search":            a.memorySearch,
+		"GET /api/v1/schedules":                a.schedules,
+	}
+	for pattern, h := range routes {
+		a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { h(w, r, actorOf(r)) })
+	}
+	a.mux.HandleFunc(Prefix, func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
+	})
+	return a
+}
+
+// ServeHTTP authenticates the request, limits its body and routes it.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	who, err := a.authenticate(r)
+	if err != nil && err != errUnauthorized {
+		a.log.Error("api: looking up a token", "err", err)
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "the token could not be checked; try again")
+		return
+	}
+	if err != nil {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="opsgate"`)
+		writeError(w, http.StatusUnauthorized, "unauthorized", "a valid API token is required: Authorization: Bearer <token> (opsgate token create --person NAME)")
+		return
+	}
+	if r.ContentLength > MaxBody {
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", "the request body is over 1 MiB")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	a.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), actorKey{}, who)))
+}
+
+type actorKey struct{}
+
+func actorOf(r *http.Request) core.Actor {
+	who, _ := r.Context().Value(actorKey{}).(core.Actor)
+	return who
+}
+
+// reply writes v as JSON with every string redacted.
+func (a *API) reply(w http.ResponseWriter, status int, v any) {
+	body, err := redactJSON(v, a.o.Redact)
+	if err != nil {
+		a.log.Error("encoding a response", "err", err)
+		writeError(w, http.StatusInternalServerError, "internal", "the response could not be encoded")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// fail answers err: a kind the API knows as its 4xx, anything else as 500
+// (logged; its text is not shown).
+func (a *API) fail(w http.ResponseWriter, what string, err error) {
+	var na *core.NotAllowedError
+	switch {
+	case errors.As(err, &na):
+		writeError(w, http.StatusForbidden, "forbidden", a.o.Redact(na.Reason))
+	case errors.Is(err, core.ErrNotFound):
+		writeError(w, http.StatusNotFound, "not_found", what+" not found")
+	case errors.Is(err, core.ErrAlreadyVoted):
+		writeError(w, http.StatusConflict, "already_voted", "your vote on this approval is already counted")
+	case errors.Is(err, core.ErrAlreadyDecided):
+		writeError(w, http.StatusConflict, "already_decided", "this approval was already decided")
+	case errors.Is(err, core.ErrExpired):
+		writeError(w, http.StatusGone, "expired", "this approval expired; it counts as denied")
+	default:
+		a.log.Error("api: "+what, "err", err)
+		writeError(w, http.StatusInternalServerError, "internal", "opsgate could not answer; see its log")
+	}
+}
+
+// errorBody is every error's shape.
+type errorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, status int, code, message string) {
+	var b errorBody
+	b.Error.Code, b.Error.Message = code, message
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(b)
+}
+
+// decode reads the JSON body into v, answering a bad body itself (false).
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("more than one JSON value in the body")
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", "the request body is over 1 MiB")
+	case isUnknownField(err):
+		writeError(w, http.StatusBadRequest, "unknown_field", err.Error())
+	default:
+		writeError(w, http.StatusBadRequest, "bad_json", "the body is not the JSON expected: "+err.Error())
+	}
+	return false
+}
+
+// isUnknownField reports DisallowUnknownFields' error, which has no type
+// of its own.
+func isUnknownField(err error) bool {
+	const prefix = "json: unknown field "
+	return len(err.Error()) > len(prefix) && err.Error()[:len(prefix)] == prefix
+}

@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/opsgate/opsgate/core"
+)
+
+// conversations answers GET /api/v1/conversations[?prefix=&limit=], the
+// most recently active first.
+func (a *API) conversations(w http.ResponseWriter, r *http.Request, _ core.Actor) {
+	limit, ok := intParam(w, r, "limit", 100)
+	if !ok {
+		return
+	}
+	cs, err := a.o.Store.Conversations(r.Context(), core.ConversationFilter{KeyPrefix: r.URL.Query().Get("prefix"), Limit: limit})
+	if err != nil {
+		a.fail(w, "conversations", err)
+		return
+	}
+	a.reply(w, http.StatusOK, map[string]any{"conversations": nonNil(cs)})
+}
+
+// conversationView is GET /api/v1/conversations/{key}.
+type conversationView struct {
+	Key       string         `json:"key"`
+	Title     string         `json:"title"`
+	CreatedAt time.Time      `json:"created_at"`
+	UpdatedAt time.Time      `json:"updated_at"`
+	Messages  []core.Message `json:"messages"`
+	Runs      []core.Run     `json:"runs"`
+}
+
+func (a *API) conversation(w http.ResponseWriter, r *http.Request, _ core.Actor) {
+	key := r.PathValue("key")
+	// Store.Conversation would create it; the API only reads.
+	cs, err := a.o.Store.Conversations(r.Context(), core.ConversationFilter{KeyPrefix: key})
+	if err != nil {
+		a.fail(w, "conversation", err)
+		return
+	}
+	var c *core.Conversation
+	for i := range cs {
+		if cs[i].Key == key {
+			c = &cs[i]
+		}
+	}
+	if c == nil {
+		writeError(w, http.StatusNotFound, "not_found", "no conversation "+strconv.Quote(key))
+		return
+	}
+	v := conversationView{Key: c.Key, Title: c.Title, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+	if v.Messages, err = a.o.Store.Messages(r.Context(), key); err != nil {
+		a.fail(w, "messages", err)
+		return
+	}
+	if v.Runs, err = a.o.Store.ConversationRuns(r.Context(), key); err != nil {
+		a.fail(w, "runs", err)
+		return
+	}
+	v.Messages, v.Runs = nonNil(v.Messages), nonNil(v.Runs)
+	a.reply(w, http.StatusOK, v)
+}
+
+// intParam reads a non-negative integer query parameter.
+func intParam(w http.ResponseWriter, r *http.Request, name string, def int) (int, bool) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		writeError(w, http.StatusBadRequest, "invalid", name+" must be a non-negative integer")
+		return 0, false
+	}
+	return n, true
+}
+
+// nonNil makes an empty list encode as [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,89 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/memory"
+	"github.com/opsgate/opsgate/memory/docs"
+)
+
+// audit answers GET /api/v1/audit[?conversation=&run=&approval=&since=&limit=]:
+// the entries matching, oldest first, the last limit of them (default
+// 1000). since is a duration back from now (24h) or an RFC 3339 time.
+func (a *API) audit(w http.ResponseWriter, r *http.Request, _ core.Actor) {
+	q := r.URL.Query()
+	f := core.AuditFilter{ConvKey: q.Get("conversation"), RunID: q.Get("run"), ApprovalID: q.Get("approval")}
+	if s := q.Get("since"); s != "" {
+		if d, err := time.ParseDuration(s); err == nil && d > 0 {
+			f.Since = time.Now().Add(-d)
+		} else if t, err := time.Parse(time.RFC3339, s); err == nil {
+			f.Since = t
+		} else {
+			writeError(w, http.StatusBadRequest, "invalid", "since must be a duration (24h) or an RFC 3339 time")
+			return
+		}
+	}
+	limit, ok := intParam(w, r, "limit", 1000)
+	if !ok {
+		return
+	}
+	es, err := a.o.Store.Audit(r.Context(), f)
+	if err != nil {
+		a.fail(w, "audit", err)
+		return
+	}
+	if limit > 0 && len(es) > limit {
+		es = es[len(es)-limit:]
+	}
+	a.reply(w, http.StatusOK, map[string]any{"entries": nonNil(es)})
+}
+
+// memoryHit is one result of GET /api/v1/memory/search.
+type memoryHit struct {
+	ID      string   `json:"id"`
+	Path    string   `json:"path"`
+	Title   string   `json:"title"`
+	Type    string   `json:"type"`
+	Tags    []string `json:"tags,omitempty"`
+	Content string   `json:"content"`
+	Score   float64  `json:"score"`
+}
+
+// memorySearch answers GET /api/v1/memory/search?q=[&limit=] over the
+// workspace's trusted documents, best first.
+func (a *API) memorySearch(w http.ResponseWriter, r *http.Request, _ core.Actor) {
+	if a.o.Memory == nil {
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "long-term memory is disabled (memory.enabled)")
+		return
+	}
+	text := r.URL.Query().Get("q")
+	if text == "" {
+		writeError(w, http.StatusBadRequest, "invalid", "q is required")
+		return
+	}
+	limit, ok := intParam(w, r, "limit", 10)
+	if !ok {
+		return
+	}
+	ss, err := a.o.Memory.Search(r.Context(), memory.SearchRequest{Text: text, Scopes: []docs.Scope{docs.WorkspaceScope}, Limit: limit})
+	if err != nil {
+		a.fail(w, "memory search", err)
+		return
+	}
+	hits := make([]memoryHit, len(ss))
+	for i, s := range ss {
+		hits[i] = memoryHit{ID: s.Doc.ID, Path: s.Doc.Path, Title: s.Doc.Title, Type: string(s.Doc.Type), Tags: s.Doc.Tags, Content: s.Doc.Content, Score: s.Score}
+	}
+	a.reply(w, http.StatusOK, map[string]any{"results": hits})
+}
+
+// schedules answers GET /api/v1/schedules.
+func (a *API) schedules(w http.ResponseWriter, r *http.Request, _ core.Actor) {
+	var ss []Schedule
+	if a.o.Schedules != nil {
+		ss = a.o.Schedules()
+	}
+	a.reply(w, http.StatusOK, map[string]any{"schedules": nonNil(ss)})
+}

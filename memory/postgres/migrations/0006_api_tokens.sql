@@ -1,0 +1,9 @@
+-- 0006_api_tokens: the HTTP API's bearer tokens (DESIGN §15). Only the
+-- SHA-256 of a token is stored; a revoked token keeps its row.
+CREATE TABLE api_tokens (
+	id         text PRIMARY KEY,
+	person     text NOT NULL,
+	hash       bytea NOT NULL UNIQUE,
+	created_at timestamptz NOT NULL,
+	revoked_at timestamptz
+);
