@@ -33,7 +33,8 @@ Commands:
                   NAME, -m TEXT); when stdin is not a terminal, read one
                   message, approval answer or command per line
   serve           run the configured chat adapters and schedules, with
-                  /healthz, /readyz and /metrics on server.listen
+                  /healthz, /readyz, /metrics and the HTTP API (/api/v1)
+                  on server.listen
   doctor          check the configuration, the LLM, the MCP servers and
                   the store, and say how to fix what is wrong
   migrate         apply pending database migrations
@@ -45,6 +46,8 @@ Commands:
                   NAME fires one now and waits for its run
   memory          long-term memory: import DIR, search QUERY [--explain],
                   list, show PATH, promote ID, reject ID, export
+  token           API tokens: create --person NAME (printed once), list,
+                  revoke ID
   healthcheck     exit 0 when the local serve's /healthz answers 200 (for
                   container health checks)
   version         print the version
@@ -107,6 +110,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		"policy":      e.policy,
 		"schedules":   e.schedules,
 		"memory":      e.memory,
+		"token":       e.token,
 		"healthcheck": e.healthcheck,
 		"version":     e.version,
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/opsgate/opsgate/adapters/httpapi"
 	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/internal/metrics"
 )
@@ -69,6 +70,9 @@ func (e *env) routes(a *app, chats []chat, m *metrics.Metrics) http.Handler {
 		}
 	}
 	h.mount(mux, m)
+	if api := e.api(a); api != nil {
+		mux.Handle(httpapi.Prefix, api)
+	}
 	return mux
 }
 
