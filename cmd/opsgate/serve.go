@@ -22,10 +22,11 @@ import (
 const serveHelp = `Usage: opsgate serve [--allow-empty]
 
 Run the configured chat adapters and schedules, with GET /healthz (alive),
-GET /readyz (ready to serve, as JSON) and GET /metrics (Prometheus) on
-server.listen. SIGINT or SIGTERM shut down gracefully: the HTTP server
-stops, runs finish or checkpoint (up to 30 s), then the MCP servers and
-the store are closed. SIGHUP reloads the policy file (policy.file); a file
+GET /readyz (ready to serve, as JSON), GET /metrics (Prometheus) and the
+HTTP API under /api/v1 (tokens: opsgate token) on server.listen. SIGINT
+or SIGTERM shut down gracefully: the HTTP server stops, runs finish or
+checkpoint (up to 30 s), then the MCP servers and the store are closed.
+SIGHUP reloads the policy file (policy.file); a file
 that does not load keeps the policy in force and is logged.
 
 With no chat adapter enabled and no schedule, serve refuses to start
