@@ -52,7 +52,8 @@ type rig struct {
 	tokens map[string]string
 }
 
-func newRig(t *testing.T) *rig {
+// newRig builds the rig; each with may change the API's options.
+func newRig(t *testing.T, with ...func(*httpapi.Options, *enginetest.Stack)) *rig {
 	t.Helper()
 	pol, err := policy.Parse("policy.yaml", []byte(policyFile), policy.Options{})
 	if err != nil {
@@ -71,12 +72,16 @@ func newRig(t *testing.T) *rig {
 		defer cancel()
 		r.eng.Shutdown(ctx)
 	})
-	api := httpapi.New(httpapi.Options{
+	o := httpapi.Options{
 		Store: r.stack.Store, Tokens: r.stack.Store, Engine: r.eng, Redact: red.String, Logger: coretest.Logger(t),
 		Schedules: func() []httpapi.Schedule {
 			return []httpapi.Schedule{{Name: "morning-health", Cron: "0 9 * * 1-5", Target: "log", Prompt: "Summarise."}}
 		},
-	})
+	}
+	for _, w := range with {
+		w(&o, r.stack)
+	}
+	api := httpapi.New(o)
 	mux := http.NewServeMux()
 	mux.Handle(httpapi.Prefix, api)
 	r.srv = httptest.NewServer(mux)
