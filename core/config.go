@@ -138,11 +138,13 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
-// Deps are the engine's collaborators. Model, Tools, Store and Sender are required.
+// Deps are the engine's collaborators. Model, Tools and Store are required.
 type Deps struct {
-	Model     Model
-	Tools     ToolHost
-	Store     Store
+	Model Model
+	Tools ToolHost
+	Store Store
+	// Sender, when set, is subscribed to every conversation's events;
+	// more subscribers come and go with [Engine.Subscribe].
 	Sender    EventSender
 	Retriever Retriever    // default NoMemory
 	Logger    *slog.Logger // default slog.Default()

@@ -15,9 +15,10 @@
 // The model node windows the transcript ([Window]), offers the loaded
 // toolsets' tools plus the virtual load_toolset, and streams one completion
 // through a [Model]. The gate runs tool calls through a [ToolHost] in source
-// order. Events ([Event]) report every step, in order, through an
-// [EventSender]; delivery is asynchronous, so a slow chat platform never
-// slows a run down.
+// order. Events ([Event]) report every step, in order, to every
+// [EventSender] subscribed to the conversation ([Engine.Subscribe]); each
+// subscriber has its own queue, so a slow chat platform or browser never
+// slows a run or another subscriber down.
 //
 // # Approvals
 //

@@ -19,7 +19,7 @@ type Engine struct {
 	model  Model
 	tools  ToolHost
 	store  Store
-	sender EventSender
+	bus    *bus
 	memory Retriever
 	// virtual are the in-process tools by name; virtualOrder as offered.
 	virtual      map[string]VirtualTool
@@ -32,7 +32,7 @@ type Engine struct {
 	sessions map[string]*session
 	closed   bool
 
-	busy       *busyCounter // active runs and flushing outboxes
+	busy       *busyCounter // active runs and subscribers' flushing lanes
 	sendErrors atomic.Int64
 	statsMu    sync.Mutex
 	runs       map[RunStatus]int64
@@ -50,8 +50,8 @@ func NewEngine(cfg Config, d Deps) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.Model == nil || d.Tools == nil || d.Store == nil || d.Sender == nil {
-		return nil, errors.New("core: engine needs a model, a tool host, a store and a sender")
+	if d.Model == nil || d.Tools == nil || d.Store == nil {
+		return nil, errors.New("core: engine needs a model, a tool host and a store")
 	}
 	if d.Retriever == nil {
 		d.Retriever = NoMemory{}
@@ -63,7 +63,7 @@ func NewEngine(cfg Config, d Deps) (*Engine, error) {
 		d.Now = time.Now
 	}
 	e := &Engine{
-		cfg: cfg, model: d.Model, tools: d.Tools, store: d.Store, sender: d.Sender,
+		cfg: cfg, model: d.Model, tools: d.Tools, store: d.Store,
 		memory: d.Retriever, log: d.Logger, now: d.Now, commands: d.Commands,
 		sessions: map[string]*session{},
 		busy:     newBusyCounter(),
@@ -71,6 +71,10 @@ func NewEngine(cfg Config, d Deps) (*Engine, error) {
 		coord:    d.Coordinator,
 		routed:   map[string]time.Time{},
 		virtual:  map[string]VirtualTool{},
+	}
+	e.bus = newBus(e)
+	if d.Sender != nil {
+		e.Subscribe("", d.Sender, SubscribeOptions{})
 	}
 	for _, vt := range append(d.Virtual, VirtualTool(loadToolsetTool{e})) {
 		name := vt.Schema().Name
@@ -183,14 +187,13 @@ func (e *Engine) Status(ctx context.Context, convKey string) (Status, error) {
 }
 
 // forgetIdle drops the sessions that had nothing to do for
-// ForgetIdleAfter. A session goes only once its outbox has delivered every
-// event: a new session for the conversation starts a new outbox, and two
-// outboxes delivering at once could reorder its events.
+// ForgetIdleAfter. Its events may still be on their way: they wait in the
+// subscribers' queues, which a new session's outbox only appends to.
 func (e *Engine) forgetIdle() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for key, s := range e.sessions {
-		if s.active != nil || len(s.queue) > 0 || e.now().Sub(s.idleSince) < e.cfg.ForgetIdleAfter || !s.out.idle() {
+		if s.active != nil || len(s.queue) > 0 || e.now().Sub(s.idleSince) < e.cfg.ForgetIdleAfter {
 			continue
 		}
 		delete(e.sessions, key)

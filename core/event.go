@@ -95,8 +95,10 @@ type CallInfo struct {
 
 // EventSender delivers events to a user (a chat, a terminal, a test).
 //
-// The engine calls Send from one goroutine per run, in order; events of
-// different conversations may be sent concurrently. Send may block (the
+// The engine calls Send from one goroutine per subscription and
+// conversation, in order; events of different conversations may be sent
+// concurrently, and so may one event to different subscribers
+// ([Engine.Subscribe]). Send may block (the
 // engine buffers behind it, so the run itself is never blocked) and its
 // errors are logged and counted, never fatal to the run.
 type EventSender interface {

@@ -6,17 +6,15 @@ import (
 	"time"
 )
 
-// outbox delivers one conversation's events to the sender in order, from its
-// own goroutine, so that a slow or failing sender never blocks a run. The
-// queue is unbounded: the run must not wait, and renderers coalesce tokens.
+// outbox numbers one conversation's events and hands them, in order, to the
+// engine's subscribers ([Engine.Subscribe]), each of which queues them
+// behind its own goroutine: the run never waits for a sender.
 type outbox struct {
 	e       *Engine
 	convKey string
 
-	mu      sync.Mutex
-	queue   []Event
-	running bool
-	seqs    map[string]*seqs // sequence numbers per run id
+	mu   sync.Mutex
+	seqs map[string]*seqs // sequence numbers per run id
 }
 
 func newOutbox(e *Engine, convKey string) *outbox {
@@ -39,14 +37,6 @@ func (o *outbox) lastSeq(runID string) int64 {
 		return b.next
 	}
 	return 0
-}
-
-// idle reports whether every event was delivered and no run numbers
-// events here.
-func (o *outbox) idle() bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return !o.running && len(o.queue) == 0
 }
 
 // forget drops the run's numbering state once it has ended.
@@ -82,61 +72,20 @@ func (o *outbox) nextSeq(runID string) int64 {
 	return b.next
 }
 
-// emit stamps ev and queues it. It never blocks on the sender.
+// emit stamps ev and publishes it to the engine's subscribers. It never
+// blocks on a sender: each subscriber has its own queue. Publishing under
+// o.mu keeps every subscriber's events of the conversation in Seq order.
 func (o *outbox) emit(runID string, ev Event) {
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	ev.ConvKey = o.convKey
 	ev.RunID = runID
 	ev.Seq = o.nextSeq(runID)
 	ev.Time = o.e.now()
-	o.queue = append(o.queue, ev)
-	start := !o.running
-	o.running = true
-	o.mu.Unlock()
-	if start {
-		o.e.busy.add(1)
-		go o.flush()
-	}
+	o.e.bus.publish(ev)
 }
 
-func (o *outbox) flush() {
-	defer o.e.busy.add(-1)
-	for {
-		o.mu.Lock()
-		if len(o.queue) == 0 {
-			o.running = false
-			o.queue = nil
-			o.mu.Unlock()
-			return
-		}
-		ev := o.queue[0]
-		o.queue[0] = Event{}
-		o.queue = o.queue[1:]
-		o.mu.Unlock()
-		o.deliver(ev)
-	}
-}
-
-// sendTimeout bounds one delivery so that a hung platform call cannot stall a
-// conversation's events forever.
-const sendTimeout = 2 * time.Minute
-
-func (o *outbox) deliver(ev Event) {
-	ctx, cancel := context.WithTimeout(context.Background(), sendTimeout)
-	defer cancel()
-	defer func() {
-		if r := recover(); r != nil {
-			o.e.sendErrors.Add(1)
-			o.e.log.Error("event sender panicked", "conv", ev.ConvKey, "event", ev.Type, "panic", r)
-		}
-	}()
-	if err := o.e.sender.Send(ctx, ev); err != nil {
-		o.e.sendErrors.Add(1)
-		o.e.log.Warn("event delivery failed", "conv", ev.ConvKey, "event", ev.Type, "err", err)
-	}
-}
-
-// busyCounter tracks running runs and flushing outboxes for Engine.Wait.
+// busyCounter tracks running runs and subscribers' flushing lanes for Engine.Wait.
 type busyCounter struct {
 	mu   sync.Mutex
 	n    int

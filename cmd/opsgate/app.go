@@ -100,7 +100,7 @@ func serverNames(cfg *config.Config) []string {
 
 // openApp builds everything that only checks its configuration first, so a
 // mistake there opens nothing, then opens the store and builds the engine
-// with sender as its event sink. The policy file (policy.file; without
+// with sender, when not nil, subscribed to every conversation's events. The policy file (policy.file; without
 // one, today's defaults with each platform's approvers) is the engine's one
 // decision point for approvals.
 func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender core.EventSender, opts ...appOption) (*app, error) {
@@ -127,8 +127,11 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		host.Close()
 		return nil, err
 	}
-	// Everything the adapters show people passes the redactor first.
-	sender = newRedactingSender(sender, red)
+	// Everything the adapters show people passes the redactor first
+	// (subscribeChats redacts for the chats it subscribes).
+	if sender != nil {
+		sender = newRedactingSender(sender, red)
+	}
 	store, err := openStore(ctx, cfg)
 	if err != nil {
 		host.Close()

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"os/user"
+	"strings"
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/terminal"
@@ -66,11 +67,7 @@ func (e *env) chat(ctx context.Context, args []string) int {
 	}
 	interactive := isTerminal(e.stdin) && isTerminal(e.stdout)
 	who := localUser(e.getenv)
-	// The engine needs its sender before the adapter can be made: the
-	// adapter needs the conversation, which needs the store.
-	var term *terminal.Adapter
-	sender := core.SenderFunc(func(ctx context.Context, ev core.Event) error { return term.Send(ctx, ev) })
-	a, err := openApp(ctx, cfg, e.log, sender)
+	a, err := openApp(ctx, cfg, e.log, nil)
 	if err != nil {
 		e.fail(err)
 		return exitError
@@ -83,7 +80,7 @@ func (e *env) chat(ctx context.Context, args []string) int {
 		_ = a.shutdown(sctx)
 		return exitError
 	}
-	term = terminal.New(terminal.Options{
+	term := terminal.New(terminal.Options{
 		In:          e.stdin,
 		Out:         e.stdout,
 		Interactive: interactive,
@@ -92,6 +89,12 @@ func (e *env) chat(ctx context.Context, args []string) int {
 		ConvKey:     conv.key,
 		Engine:      a.engine,
 		Logger:      e.log,
+	})
+	// The terminal shows the events of its person's conversations,
+	// redacted: the one in use, and one left by /new finishing.
+	mine := terminal.ConvPrefix(who.Name)
+	a.engine.Subscribe("", newRedactingSender(term, a.red), core.SubscribeOptions{
+		Owns: func(key string) bool { return strings.HasPrefix(key, mine) },
 	})
 
 	runCtx, cancel := context.WithCancel(ctx)

@@ -191,33 +191,48 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 	return chats, nil
 }
 
-// eventRouter sends each event to the adapter that owns its conversation.
-// An event of a conversation no adapter serves (an approval of a bot that
-// is no longer configured expiring) is an error: nobody will see it, and
-// the engine logs and counts it as undelivered.
+// subscribeChats subscribes each adapter to the events of the
+// conversations it owns, redacted. An event of a conversation no adapter
+// serves (an approval of a bot that is no longer configured expiring) is
+// an error: nobody will see it, and the engine logs and counts it as
+// undelivered.
 //
 // An approval whose policy rule names notify targets ("telegram:12345678")
 // is also shown there, as a card of its own (DESIGN §11): posted while it
 // waits, updated with each vote, and showing the outcome.
-func eventRouter(chats []chat) core.EventSender {
-	return core.SenderFunc(func(ctx context.Context, ev core.Event) error {
-		err := fmt.Errorf("serve: no adapter serves conversation %q (event %s)", ev.ConvKey, ev.Type)
-		for _, c := range chats {
-			if c.owns(ev.ConvKey) {
-				err = c.sender.Send(ctx, ev)
-				break
-			}
+func subscribeChats(e *core.Engine, chats []chat, red *redact.Redactor) {
+	for _, c := range chats {
+		e.Subscribe("", newRedactingSender(c.sender, red), core.SubscribeOptions{Owns: c.owns})
+	}
+	owned := ownedByAny(chats)
+	e.Subscribe("", core.SenderFunc(func(_ context.Context, ev core.Event) error {
+		return fmt.Errorf("serve: no adapter serves conversation %q (event %s)", ev.ConvKey, ev.Type)
+	}), core.SubscribeOptions{Owns: func(key string) bool { return !owned(key) }})
+	cards := newRedactingSender(core.SenderFunc(func(ctx context.Context, ev core.Event) error {
+		return notifyCards(ctx, chats, ev)
+	}), red)
+	e.Subscribe("", core.SenderFunc(func(ctx context.Context, ev core.Event) error {
+		if !hasNotifyCard(ev) {
+			return nil // redact only what is shown
 		}
-		return errors.Join(err, notifyCards(ctx, chats, ev))
-	})
+		return cards.Send(ctx, ev)
+	}), core.SubscribeOptions{})
+}
+
+// hasNotifyCard reports whether ev is an approval event with notify targets.
+func hasNotifyCard(ev core.Event) bool {
+	switch {
+	case ev.Approval == nil || len(ev.Approval.Verdict.Notify) == 0:
+		return false
+	case ev.Type != core.EventToolAwaitingApproval && ev.Type != core.EventToolApproved && ev.Type != core.EventToolDenied:
+		return false
+	}
+	return true
 }
 
 // notifyCards shows the approval of ev at its notify targets.
 func notifyCards(ctx context.Context, chats []chat, ev core.Event) error {
-	switch {
-	case ev.Approval == nil || len(ev.Approval.Verdict.Notify) == 0:
-		return nil
-	case ev.Type != core.EventToolAwaitingApproval && ev.Type != core.EventToolApproved && ev.Type != core.EventToolDenied:
+	if !hasNotifyCard(ev) {
 		return nil
 	}
 	var errs []error

@@ -231,7 +231,6 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 		return exitError
 	}
 	var failed atomic.Value // string: the run's error
-	router := eventRouter(chats)
 	sender := core.SenderFunc(func(ctx context.Context, ev core.Event) error {
 		if ev.Type == core.EventWorkflowError {
 			failed.Store(ev.Text)
@@ -239,7 +238,7 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 		if ev.Type == core.EventGenerationComplete && cfg.Schedules[idx].Target != "log" {
 			fmt.Fprintln(e.stdout, ev.Text)
 		}
-		return router.Send(ctx, ev)
+		return nil
 	})
 	a, err := openApp(ctx, cfg, e.log, sender)
 	if err != nil {
@@ -247,6 +246,7 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 		return exitError
 	}
 	ref.e, ref.red, ref.store = a.engine, a.red, a.store
+	subscribeChats(a.engine, chats, a.red)
 	defer e.closeApp(a, func() error {
 		var errs []error
 		for _, c := range chats {

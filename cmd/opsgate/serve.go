@@ -75,12 +75,14 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		e.fail(err)
 		return exitError
 	}
-	a, err := openApp(ctx, cfg, e.log, m.Sender(eventRouter(routed)), asReplica(replicaName()))
+	a, err := openApp(ctx, cfg, e.log, nil, asReplica(replicaName()))
 	if err != nil {
 		e.fail(err)
 		return exitError
 	}
 	ref.e, ref.red, ref.store = a.engine, a.red, a.store
+	a.engine.Subscribe("", m.Subscriber(), core.SubscribeOptions{})
+	subscribeChats(a.engine, routed, a.red)
 	if leaser, ok := a.store.(core.Leaser); ok {
 		for i := range chats {
 			if chats[i].lease == "" {

@@ -10,12 +10,12 @@ import (
 // builtinServer is the server label of opsgate's own tools (load_toolset).
 const builtinServer = "opsgate"
 
-// Sender returns a sender that observes each event and then hands it to
-// next, whose error it returns. Observing never blocks.
-func (m *Metrics) Sender(next core.EventSender) core.EventSender {
-	return core.SenderFunc(func(ctx context.Context, ev core.Event) error {
+// Subscriber returns a sender that observes each event, to subscribe to
+// every conversation (core.Engine.Subscribe). Observing never blocks.
+func (m *Metrics) Subscriber() core.EventSender {
+	return core.SenderFunc(func(_ context.Context, ev core.Event) error {
 		m.Observe(ev)
-		return next.Send(ctx, ev)
+		return nil
 	})
 }
 
