@@ -46,12 +46,21 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, evt 
 	case socketmode.EventTypeConnected:
 		a.link.Up()
 		a.log.Info("socket mode connected")
-	case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError:
+	case socketmode.EventTypeConnectionError:
 		if ctx.Err() != nil {
 			return // the connection closing at shutdown
 		}
 		a.link.Down(fmt.Errorf("%s: %v", evt.Type, evt.Data))
 		a.log.Warn("socket mode connection trouble; retrying", "event", evt.Type, "data", fmt.Sprint(evt.Data))
+	case socketmode.EventTypeIncomingError:
+		// A read error comes from a connection's own goroutine, so it can
+		// arrive after the next connection's Connected (a stale error
+		// would then mark a live link down), and a malformed message
+		// keeps the connection. A connection that really broke is
+		// reconnected, which begins with Connecting: that marks it down.
+		if ctx.Err() == nil {
+			a.log.Warn("socket mode read error", "data", fmt.Sprint(evt.Data))
+		}
 	case socketmode.EventTypeInvalidAuth:
 		a.link.Down(errors.New("the app token was refused"))
 		a.log.Error("socket mode: the app token was refused")
