@@ -181,7 +181,7 @@ func (e *Engine) command(ctx context.Context, in Inbound) bool {
 	}
 	reply, ok := e.commands.Command(ctx, CommandCall{
 		ConvKey: in.ConvKey, User: in.User, Person: e.cfg.Policy.Person(in.User.ID),
-		Admin: e.IsAdmin(in.ConvKey, in.User.ID), Text: strings.TrimSpace(in.Text),
+		Admin: e.isAdmin(in.ConvKey, in.User.ID), Text: strings.TrimSpace(in.Text),
 	})
 	if !ok {
 		return false

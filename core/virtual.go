@@ -78,9 +78,9 @@ type Admins interface {
 	Admins(convKey string) []string
 }
 
-// IsAdmin reports whether the identity's person may decide proposals in
+// isAdmin reports whether the identity's person may decide proposals in
 // the conversation.
-func (e *Engine) IsAdmin(convKey, identity string) bool {
+func (e *Engine) isAdmin(convKey, identity string) bool {
 	person := e.cfg.Policy.Person(identity)
 	for _, p := range e.admins(convKey) {
 		if p == person {
@@ -142,11 +142,6 @@ func (e *Engine) decider(a Approval) Decider {
 	d, _ := vt.(Decider)
 	return d
 }
-
-// IsProposal reports whether a was proposed by a virtual tool (a memory
-// promotion) rather than asked for by a tool call: adapters label its
-// buttons for what it decides.
-func (e *Engine) IsProposal(a Approval) bool { return e.decider(a) != nil }
 
 // runVirtual runs an in-process call.
 func (e *Engine) runVirtual(ctx context.Context, rs *runState, pc PendingCall) ToolResult {
