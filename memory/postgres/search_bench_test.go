@@ -27,16 +27,7 @@ import (
 //
 //	go test ./memory/postgres -run '^$' -bench SearchDocuments -benchtime 400x
 func BenchmarkSearchDocuments(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
-			s := seedDocuments(b, n)
-			for _, terms := range []int{3, 10, 25} {
-				b.Run(fmt.Sprintf("terms=%d", terms), func(b *testing.B) {
-					docstest.BenchSearch(b, s, terms, nil)
-				})
-			}
-		})
-	}
+	docstest.BenchSearchSizes(b, seedDocuments, nil)
 }
 
 // seedDocuments opens a store holding n generated documents. They are

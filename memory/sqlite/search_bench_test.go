@@ -1,7 +1,6 @@
 package sqlite_test
 
 import (
-	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -22,16 +21,7 @@ import (
 //
 //	go test ./memory/sqlite -run '^$' -bench SearchDocuments -benchtime 2000x
 func BenchmarkSearchDocuments(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
-			s := seedDocuments(b, n)
-			for _, terms := range []int{3, 10, 25} {
-				b.Run(fmt.Sprintf("terms=%d", terms), func(b *testing.B) {
-					docstest.BenchSearch(b, s, terms, processCPU)
-				})
-			}
-		})
-	}
+	docstest.BenchSearchSizes(b, seedDocuments, processCPU)
 }
 
 // seedDocuments opens a store holding n generated documents, created in

@@ -15,6 +15,22 @@ import (
 var BenchScopes = []docs.Scope{docs.WorkspaceScope, {Kind: docs.Channel, Key: "slack:T1:C0"},
 	{Kind: docs.User, Key: "u0"}, {Kind: docs.Conversation, Key: "slack:T1:C0:1.0"}}
 
+// BenchSearchSizes is the stores' search benchmark: seed stores of 10,000
+// and 100,000 generated documents and run BenchSearch on each with queries
+// of 3, 10 and 25 terms, so both stores' figures compare.
+func BenchSearchSizes[S docs.Store](b *testing.B, seed func(b *testing.B, n int) S, cpu func() time.Duration) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
+			s := seed(b, n)
+			for _, terms := range []int{3, 10, 25} {
+				b.Run(fmt.Sprintf("terms=%d", terms), func(b *testing.B) {
+					BenchSearch(b, s, terms, cpu)
+				})
+			}
+		})
+	}
+}
+
 // BenchSearch runs s's full-text search with queries of terms words drawn
 // as the documents' words are (so most queries hold words that a good part
 // of the documents have), cycling through a fixed set. Besides ns/op it
