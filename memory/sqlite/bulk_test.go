@@ -1,53 +1,12 @@
 package sqlite_test
 
 import (
-	"errors"
-	"fmt"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/opsgate/opsgate/memory/docs"
+	"github.com/opsgate/opsgate/memory/docs/docstest"
 )
 
-// TestImportDocuments checks the bulk path: imported documents are stored
-// as SaveDocument stores them (version 1, history, age kept) and found by
-// search; a taken path fails the whole import.
 func TestImportDocuments(t *testing.T) {
-	ctx := t.Context()
-	s := open(t, filepath.Join(t.TempDir(), "opsgate.db"))
-	old := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	var ds []docs.Document
-	for i := range 50 {
-		ds = append(ds, docs.Document{Scope: docs.WorkspaceScope, Path: fmt.Sprintf("gen/%02d.md", i),
-			Title: fmt.Sprintf("runbook %d", i), Content: fmt.Sprintf("restart the worker%d pods", i),
-			Type: docs.Runbook, Status: docs.Active, Trust: docs.AdminApproved,
-			Entities: map[string][]string{"service": {fmt.Sprintf("worker%d", i)}}, UpdatedAt: old})
-	}
-	if err := s.ImportDocuments(ctx, ds); err != nil {
-		t.Fatal(err)
-	}
-	ms, err := s.SearchDocuments(ctx, docs.Query{Terms: []string{"worker17"}, Scopes: []docs.Scope{docs.WorkspaceScope}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ms) != 1 || ms[0].Doc.Path != "gen/17.md" {
-		t.Fatalf("search worker17: %+v", ms)
-	}
-	d := ms[0].Doc
-	if d.Version != 1 || d.SHA256 != docs.Hash(d.Content) || !d.UpdatedAt.Equal(old) || !d.CreatedAt.Equal(old) {
-		t.Errorf("imported document: version %d, sha %s, created %v, updated %v", d.Version, d.SHA256, d.CreatedAt, d.UpdatedAt)
-	}
-	if h, err := s.History(ctx, d.ID); err != nil || len(h) != 1 || h[0].Note != "imported" {
-		t.Errorf("history: %+v, %v", h, err)
-	}
-
-	again := []docs.Document{{Scope: docs.WorkspaceScope, Path: "gen/new.md", Title: "new", Content: "new",
-		Type: docs.Runbook, Status: docs.Active, Trust: docs.AdminApproved}, ds[3]}
-	if err := s.ImportDocuments(ctx, again); !errors.Is(err, docs.ErrPathTaken) {
-		t.Fatalf("import over a taken path: %v, want ErrPathTaken", err)
-	}
-	if _, err := s.DocumentAt(ctx, docs.WorkspaceScope, "gen/new.md"); !errors.Is(err, docs.ErrNotFound) {
-		t.Errorf("a failed import saved gen/new.md: %v", err)
-	}
+	docstest.RunImport(t, open(t, filepath.Join(t.TempDir(), "opsgate.db")))
 }
