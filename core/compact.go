@@ -90,13 +90,18 @@ func elideStale(msgs []Message) []Message {
 	return out
 }
 
-// tokensOf estimates the tokens of messages with the configured counter.
-func (e *Engine) tokensOf(msgs []Message) int {
+// tokensOf counts the tokens of messages with the configured counter; with
+// count nil it returns their bytes instead, an upper bound of any BPE
+// count (every token stands for at least one byte).
+func tokensOf(msgs []Message, count func(string) int) int {
+	if count == nil {
+		count = func(s string) int { return len(s) }
+	}
 	n := 0
 	for _, m := range msgs {
-		n += e.cfg.CountTokens(m.Content) + 4
+		n += count(m.Content) + 4
 		for _, c := range m.ToolCalls {
-			n += e.cfg.CountTokens(c.Name) + e.cfg.CountTokens(string(c.Arguments))
+			n += count(c.Name) + count(string(c.Arguments))
 		}
 	}
 	return n
@@ -106,8 +111,10 @@ func (e *Engine) tokensOf(msgs []Message) int {
 // passes compactAt of the context. It reports whether it did; a failure
 // is logged and the call goes on uncompacted (windowing still bounds it).
 func (e *Engine) maybeCompact(ctx context.Context, rs *runState, req []Message) bool {
+	// Counting tokens costs microseconds per token on every model call;
+	// a history whose bytes are under the limit cannot be over it.
 	limit := int(float64(e.cfg.ContextTokens) * compactAt)
-	if e.tokensOf(req) <= limit {
+	if tokensOf(req, nil) <= limit || tokensOf(req, e.cfg.CountTokens) <= limit {
 		return false
 	}
 	// Keep the last two user turns whole (or the current one); summarise
