@@ -46,9 +46,13 @@ func (e *Engine) Decide(ctx context.Context, d Decision) (Approval, error) {
 	out := ApprovalOutcome{Status: ApprovalDenied, DecidedBy: d.Actor, Reason: d.Reason}
 	if d.Approve {
 		if voted.Approvals() < voted.Quorum() {
+			// The approver's reason is kept as a deciding one is (settle).
+			detail := fmt.Sprintf("approval %d of %d", voted.Approvals(), voted.Quorum())
+			if d.Reason != "" {
+				detail += ": " + d.Reason
+			}
 			e.audit(ctx, AuditEntry{Kind: AuditVote, ConvKey: a.ConvKey, RunID: a.RunID, ApprovalID: a.ID, Actor: d.Actor,
-				Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk,
-				Detail: fmt.Sprintf("approval %d of %d", voted.Approvals(), voted.Quorum())})
+				Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk, Detail: detail})
 			e.emitProgress(ctx, voted)
 			return voted, nil
 		}

@@ -240,6 +240,50 @@ rules:
 	}
 }
 
+// A vote that does not reach the quorum keeps its reason in the audit log,
+// as the deciding vote does: each approver's word is on the record.
+func TestQuorumVoteReasonIsAudited(t *testing.T) {
+	h := newHarness(t, withPolicy(t, `
+people:
+  alice: {slack: U0ALICE}
+  bob:   {slack: U0BOB}
+  carol: {api: carol}
+roles:
+  sre: [bob, carol]
+rules:
+  - name: two
+    match: {tool: scale_deployment}
+    action: ask
+    approvers: [sre]
+    quorum: 2
+`))
+	h.loadWriteTools()
+	h.llm.Push(toolCalls(call("c1", "scale_deployment", `{"name":"web","replicas":3}`)), text("scaled"))
+	h.sayAs(core.Actor{ID: "slack:U0ALICE", Name: "@alice"}, "scale web to 3")
+	a := h.pausedApproval(h.rec, 1)
+	if _, err := h.decide(a.ID, core.Actor{ID: "api:carol", Name: "carol"}, true, "checked the dashboards"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.decide(a.ID, core.Actor{ID: "slack:U0BOB", Name: "@bob"}, true, "lgtm"); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.WaitCompleted(t, 2)
+	entries, err := h.store.Audit(context.Background(), core.AuditFilter{ApprovalID: a.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		if e.Kind == core.AuditVote || e.Kind == core.AuditApproved {
+			got = append(got, e.Kind+" "+e.Actor.ID+" "+e.Detail)
+		}
+	}
+	want := []string{"vote api:carol approval 1 of 2: checked the dashboards", "approved slack:U0BOB lgtm"}
+	if !slices.Equal(got, want) {
+		t.Errorf("audit = %q, want %q", got, want)
+	}
+}
+
 // Issue 10, acceptance 3: a read tool matched by an ask rule pauses.
 func TestPolicyAskRuleOnReadTool(t *testing.T) {
 	h := newHarness(t, withPolicy(t, `

@@ -315,7 +315,7 @@ func apiApprovesATelegramWrite(t *testing.T, store string) {
 	if code != exitOK {
 		t.Fatalf("audit: exit %d: %s", code, errOut)
 	}
-	mustInOrder(t, out, "refused   api:dave", "vote      api:carol", fmt.Sprintf("refused   telegram:%d", aliceTG),
+	mustInOrder(t, out, "refused   api:dave", "vote      api:carol", "approval 1 of 2: lgtm", fmt.Sprintf("refused   telegram:%d", aliceTG),
 		fmt.Sprintf("approved  telegram:%d", bobTG), fmt.Sprintf("executed  telegram:%d", bobTG))
 	if code, out, errOut := runMain(t, testEnv(), "audit", "verify", "--config", cfg); code != exitOK {
 		t.Errorf("audit verify: exit %d\n%s%s", code, out, errOut)
