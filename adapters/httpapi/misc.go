@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/opsgate/opsgate/core"
@@ -9,9 +10,14 @@ import (
 	"github.com/opsgate/opsgate/memory/docs"
 )
 
-// audit answers GET /api/v1/audit[?conversation=&run=&approval=&since=&limit=]:
+// audit answers GET /api/v1/audit[?q=&conversation=&run=&approval=&since=&limit=]:
 // the entries matching, oldest first, the last limit of them (default
-// 1000). since is a duration back from now (24h) or an RFC 3339 time.
+// 1000). since is a duration back from now (24h) or an RFC 3339 time. q
+// is free text: an entry matches when q is a case-insensitive substring
+// of the entry as JSON (its kind, people, tool, ids, detail…); it is
+// applied before limit, so the last limit matches are returned. It
+// searches the entries as the response shows them, redacted, so that
+// guessing at q cannot confirm a secret the response hides.
 func (a *API) audit(w http.ResponseWriter, r *http.Request, _ core.Actor) {
 	q := r.URL.Query()
 	f := core.AuditFilter{ConvKey: q.Get("conversation"), RunID: q.Get("run"), ApprovalID: q.Get("approval")}
@@ -34,10 +40,28 @@ func (a *API) audit(w http.ResponseWriter, r *http.Request, _ core.Actor) {
 		a.fail(w, "audit", err)
 		return
 	}
+	if text := strings.TrimSpace(q.Get("q")); text != "" {
+		es = a.matchAudit(es, text)
+	}
 	if limit > 0 && len(es) > limit {
 		es = es[len(es)-limit:]
 	}
 	a.reply(w, http.StatusOK, map[string]any{"entries": nonNil(es)})
+}
+
+// matchAudit keeps the entries whose redacted JSON holds text, ignoring
+// case. The stores have no full-text index of the audit log; an
+// operator's search over a filtered window is small enough to scan.
+func (a *API) matchAudit(es []core.AuditEntry, text string) []core.AuditEntry {
+	text = strings.ToLower(text)
+	var out []core.AuditEntry
+	for _, e := range es {
+		raw, err := redactJSON(e, a.o.Redact)
+		if err == nil && strings.Contains(strings.ToLower(string(raw)), text) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // memoryHit is one result of GET /api/v1/memory/search.
