@@ -26,4 +26,12 @@
 // A body over 1 MiB is 413; malformed JSON is 400 bad_json; an unknown
 // field is 400 unknown_field; an unknown conversation, run or approval is
 // 404. None of them stores anything.
+//
+// # Console
+//
+// [Console] serves the web console at / (files embedded from console/,
+// plain JavaScript modules, no framework or CDN). The page loads without
+// a token, asks for one, keeps it in the tab's sessionStorage and calls
+// this API with it like any client; it renders every string as text,
+// never as markup, under a CSP that allows no inline script or style.
 package httpapi

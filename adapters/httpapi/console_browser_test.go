@@ -1,0 +1,155 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opsgate/opsgate/adapters/httpapi"
+	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest/enginetest"
+	"github.com/opsgate/opsgate/core/coretest/llmfake"
+	"github.com/opsgate/opsgate/internal/browsertest"
+	"github.com/opsgate/opsgate/internal/tokens"
+	"github.com/opsgate/opsgate/memory"
+)
+
+// consoleSecret is in a tool's arguments and result and in the model's
+// answer; the console must never hold it.
+const consoleSecret = "AKIAIOSFODNN7EXAMPLE"
+
+// consoleURL serves the console beside the rig's API, on one origin as
+// serve does (the API through a proxy to the rig's server).
+func (r *rig) consoleURL() string {
+	api, err := url.Parse(r.srv.URL)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(api)
+	proxy.FlushInterval = -1 // event streams pass at once
+	mux := http.NewServeMux()
+	mux.Handle(httpapi.Prefix, proxy)
+	mux.Handle("/", httpapi.Console())
+	srv := httptest.NewServer(mux)
+	r.t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func withMemory(t *testing.T) func(*httpapi.Options, *enginetest.Stack) {
+	return func(o *httpapi.Options, s *enginetest.Stack) {
+		m := memory.New(s.Store, memory.Options{Tokens: tokens.Count})
+		dir := t.TempDir()
+		doc := "# Payments rollback\n\nRoll back the payments service with helm rollback payments in namespace prod.\n"
+		if err := os.WriteFile(filepath.Join(dir, "payments-rollback.md"), []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := m.Import(t.Context(), dir, "cli:test"); err != nil || len(rep.Skipped) > 0 {
+			t.Fatalf("import: %+v, %v", rep, err)
+		}
+		o.Memory = m
+	}
+}
+
+// signIn submits token on the login form.
+func signIn(b *browsertest.Browser, token string) {
+	b.WaitVisible("#token")
+	b.Clear("#token")
+	b.Type("#token", token)
+	b.Click("#login-submit")
+}
+
+// assertNoSecret fails when the page's DOM holds the secret.
+func assertNoSecret(t *testing.T, b *browsertest.Browser, where string) {
+	t.Helper()
+	if html := b.HTML(); strings.Contains(html, consoleSecret) || strings.Contains(html, consoleSecret[:10]) {
+		t.Errorf("%s: the page holds the secret %s", where, consoleSecret)
+	}
+}
+
+// Issue 13 (the console over the real API): sign in (a wrong token is
+// refused with the API's message), list conversations, read one whose
+// tool result held a secret, see the pending approval, have the policy's
+// refusal shown on the card, approve it, find the decision in the audit
+// log, search memory.
+func TestConsoleInBrowser(t *testing.T) {
+	b := browsertest.New(t)
+	r := newRig(t, withMemory(t))
+	if r.red.String(consoleSecret) == consoleSecret {
+		t.Fatalf("the redactor does not know %s; pick another secret", consoleSecret)
+	}
+	const secretConv = "telegram:bot:logs"
+	r.stack.LLM.Push(
+		toolCalls(call("c1", "get_logs", `{"pod":"`+consoleSecret+`","tail":2}`)),
+		llmfake.Reply{Text: "The logs of " + consoleSecret + " look healthy."},
+	)
+	if err := r.eng.Handle(t.Context(), core.Inbound{ConvKey: secretConv, MessageID: "s1", User: carol, Text: "logs of " + consoleSecret, Time: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	r.rec.WaitCompleted(t, 1)
+	a := r.pauseForScale()
+	base := r.consoleURL()
+
+	// Sign in: a wrong token is refused with the API's message.
+	b.Navigate(base + "/")
+	signIn(b, httpapi.TokenPrefix+"wrong")
+	b.WaitText("#login-error", "refused (401)")
+	signIn(b, r.tokens["bob"])
+
+	// Conversations: both, with their platform and latest run.
+	row := `tr[data-key="` + conv + `"]`
+	b.WaitText(row+" td", "telegram")
+	b.WaitText(row+` [data-role="run-status"]`, "awaiting approval")
+	b.WaitText(`tr[data-key="`+secretConv+`"] [data-role="run-status"]`, "done")
+	assertNoSecret(t, b, "conversations")
+
+	// The conversation with the secret: its tool line and answer, redacted.
+	b.Click(`tr[data-key="` + secretConv + `"] a.conv-link`)
+	b.WaitText(".tool-line", "get_logs")
+	b.WaitText(".text.assistant", "look healthy")
+	b.WaitText(".tool-line pre.result", "[REDACTED:")
+	assertNoSecret(t, b, "conversation "+secretConv)
+
+	// Approvals, by keyboard: bob may not approve (the policy says who).
+	b.Eval(`document.activeElement && document.activeElement.blur(), ""`)
+	b.Keys("ga")
+	card := `article.approval[data-approval="` + a.ID + `"]`
+	b.WaitText(card, "scale_deployment")
+	b.WaitText(card+" .conv", "telegram")
+	b.WaitText(card+` [data-role="quorum"]`, "0 of 1 approval")
+	b.WaitText(card+` [data-role="requester"]`, "carol")
+	b.Click(card + " button.approve")
+	b.WaitText(card+` [data-role="error"]`, "sre")
+
+	// alice approves; the card shows the outcome and the run resumes.
+	b.Click("#signout")
+	signIn(b, r.tokens["alice"])
+	b.WaitVisible("#conv-rows")
+	b.Navigate(base + "/#/approvals")
+	b.Click(card + " button.approve")
+	b.WaitText(card+` [data-role="outcome"]`, "Approved by alice")
+	if done := r.rec.WaitCompleted(t, 3); done.Status != core.RunDone {
+		t.Errorf("resumed run = %+v, want done", done)
+	}
+	assertNoSecret(t, b, "approvals")
+
+	// The audit log finds the decision.
+	b.Keys("gu")
+	b.WaitVisible("#audit-q")
+	b.Type("#audit-q", a.ID)
+	b.Click("#audit-search")
+	b.WaitText(`#audit-rows tr[data-kind="approved"]`, "api:alice")
+	b.WaitText(`#audit-rows tr[data-kind="refused"]`, "api:bob")
+	assertNoSecret(t, b, "audit")
+
+	// Memory.
+	b.Keys("gm")
+	b.Type("#memory-q", "payments rollback\r")
+	b.WaitText(`#memory-results [data-path="payments-rollback.md"]`, "Payments rollback")
+	assertNoSecret(t, b, "memory")
+}
