@@ -50,7 +50,7 @@ type readiness struct {
 }
 
 // routes are serve's HTTP endpoints: the adapters' (webhooks, Slack HTTP
-// mode) and health's. The model and tool states feed m too.
+// mode), health's, and the API with its web console. The model and tool states feed m too.
 func (e *env) routes(a *app, chats []chat, m *metrics.Metrics) http.Handler {
 	h := &health{
 		log: e.log, ping: storePing(a.store), chats: chats, tools: a.tools.States,
@@ -72,6 +72,10 @@ func (e *env) routes(a *app, chats []chat, m *metrics.Metrics) http.Handler {
 	h.mount(mux, m)
 	if api := e.api(a); api != nil {
 		mux.Handle(httpapi.Prefix, api)
+		// The console takes every other path (404 for what it does not
+		// serve, 405 for other methods). "/" rather than "GET /": the mux
+		// refuses "GET /" beside the API's method-less "/api/v1/".
+		mux.Handle("/", httpapi.Console())
 	}
 	return mux
 }
