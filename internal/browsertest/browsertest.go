@@ -13,6 +13,7 @@ package browsertest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -222,6 +223,12 @@ func (b *Browser) fatal(what string, err error) {
 	if errs := b.Errors(); len(errs) > 0 {
 		msg += "\npage errors:\n  " + strings.Join(errs, "\n  ")
 	}
+	// What the page shows usually says why an element never appeared.
+	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+	defer cancel()
+	if text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`)); err == nil {
+		msg += "\npage:\n" + text
+	}
 	b.t.Fatal(msg)
 }
 
@@ -248,7 +255,13 @@ func (b *Browser) Type(sel, text string) {
 // Clear empties the input matching sel.
 func (b *Browser) Clear(sel string) {
 	b.t.Helper()
-	b.Do("clear "+sel, chromedp.SetValue(chromedp.CSS(sel), "", chromedp.NodeVisible))
+	b.Eval(fmt.Sprintf(`(document.querySelector(%s).value = "")`, jsString(sel)))
+}
+
+// jsString quotes s for JavaScript source.
+func jsString(s string) string {
+	q, _ := json.Marshal(s)
+	return string(q)
 }
 
 // Keys sends key presses to whatever has the focus.
@@ -298,7 +311,7 @@ func (b *Browser) WaitFunc(what, fn string, args ...any) string {
 // Text returns the text of the first element matching sel.
 func (b *Browser) Text(sel string) string {
 	b.t.Helper()
-	return b.Eval(fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ""`, sel))
+	return b.Eval(fmt.Sprintf(`(document.querySelector(%s) || {}).textContent || ""`, jsString(sel)))
 }
 
 // Eval evaluates a JavaScript expression yielding a string.
