@@ -34,7 +34,7 @@ const EnvPath = "OPSGATE_CHROMIUM"
 // Timeout bounds each wait and action of a Browser.
 const Timeout = 30 * time.Second
 
-// Width and Height are the window's size (and a screenshot's).
+// Width and Height are the page's viewport (and a screenshot's size).
 const (
 	Width  = 1440
 	Height = 900
@@ -110,6 +110,9 @@ func New(t testing.TB) *Browser {
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("browsertest: start %s: %v", path, err)
 	}
+	// The window's size includes what headless Chromium keeps for its
+	// frame; the page gets exactly Width x Height.
+	b.Do("set the viewport", chromedp.EmulateViewport(Width, Height))
 	t.Cleanup(func() {
 		if errs := b.Errors(); len(errs) > 0 {
 			t.Errorf("the page reported errors:\n  %s", strings.Join(errs, "\n  "))
