@@ -131,7 +131,14 @@ func TestConsoleInBrowser(t *testing.T) {
 	signIn(b, r.tokens["alice"])
 	b.WaitVisible("#conv-rows")
 	b.Navigate(base + "/#/approvals")
-	b.Click(card + " button.approve")
+	// By keyboard: in a focused card "a" goes to Approve, Enter presses it.
+	b.WaitVisible(card)
+	b.Eval(`document.querySelector(` + "`" + card + "`" + `).focus(), ""`)
+	b.Keys("a")
+	if got := b.Eval(`document.activeElement.dataset.action || ""`); got != "approve" {
+		t.Fatalf("after a, the focus is on %q, want the Approve button", got)
+	}
+	b.Keys("\r")
 	b.WaitText(card+` [data-role="outcome"]`, "Approved by alice")
 	if done := r.rec.WaitCompleted(t, 3); done.Status != core.RunDone {
 		t.Errorf("resumed run = %+v, want done", done)
@@ -141,13 +148,20 @@ func TestConsoleInBrowser(t *testing.T) {
 	// The audit log finds the decision.
 	b.Keys("gu")
 	b.WaitVisible("#audit-q")
-	b.Type("#audit-q", a.ID)
-	b.Click("#audit-search")
+	b.Keys("/")
+	if got := b.Eval(`document.activeElement.id`); got != "audit-q" {
+		t.Fatalf("after /, the focus is on %q, want the search box", got)
+	}
+	// CDP sends the "/" as a character event of its own, which the page's
+	// keydown handler cannot cancel as it does in a real browser.
+	b.Clear("#audit-q")
+	b.Keys(a.ID + "\r")
 	b.WaitText(`#audit-rows tr[data-kind="approved"]`, "api:alice")
 	b.WaitText(`#audit-rows tr[data-kind="refused"]`, "api:bob")
 	assertNoSecret(t, b, "audit")
 
-	// Memory.
+	// Memory. Escape leaves the search box, so keys are shortcuts again.
+	b.Keys("\u001b")
 	b.Keys("gm")
 	b.Type("#memory-q", "payments rollback\r")
 	b.WaitText(`#memory-results [data-path="payments-rollback.md"]`, "Payments rollback")

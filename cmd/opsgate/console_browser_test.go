@@ -153,14 +153,16 @@ func (c *consoleServe) console() *browsertest.Browser {
 }
 
 // saveScreenshot keeps a PNG of the window in the test's directory and,
-// with $OPSGATE_SCREENSHOT set, there too (docs/console.png is made so).
-func saveScreenshot(t *testing.T, b *browsertest.Browser, name string) {
+// for the documentation's picture (docs) with $OPSGATE_SCREENSHOT set,
+// there too: OPSGATE_SCREENSHOT=$PWD/docs/console.png go test
+// ./cmd/opsgate -run TestConsoleApprovesSlackRun makes docs/console.png.
+func saveScreenshot(t *testing.T, b *browsertest.Browser, name string, docs bool) {
 	t.Helper()
 	png := b.Screenshot()
 	if err := os.WriteFile(filepath.Join(t.TempDir(), name), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if p := os.Getenv("OPSGATE_SCREENSHOT"); p != "" {
+	if p := os.Getenv("OPSGATE_SCREENSHOT"); p != "" && docs {
 		if err := os.WriteFile(p, png, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +222,7 @@ func TestConsolePendingAcrossPlatforms(t *testing.T) {
 	}
 	b.WaitText(`[data-role="approvals-status"]`, "3 pending")
 	assertNoSecretIn(t, b.HTML(), c.bob, "the approvals page")
-	saveScreenshot(t, b, "approvals.png")
+	saveScreenshot(t, b, "approvals.png", false)
 
 	// bob approves Discord's in the browser.
 	a := pending["discord"]

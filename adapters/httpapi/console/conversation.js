@@ -16,9 +16,8 @@ export function render(main, params) {
   const history = h("section", {class: "timeline", id: "timeline", "aria-label": "Transcript"});
   const note = h("p", {class: "muted"}, "Loading…");
   main.replaceChildren(
-    h("p", null, h("a", {href: "#/conversations"}, "← Conversations")),
+    h("p", {class: "crumbs"}, h("a", {href: "#/conversations"}, "← Conversations"), " ", liveState),
     h("h1", {class: "conv-head"}, platformBadge(key), " ", h("span", {class: "key"}, key), " ", title),
-    h("p", null, liveState),
     note, history);
 
   const cards = new Map();
@@ -79,7 +78,10 @@ export function render(main, params) {
     const active = last && (last.status === "running" || last.status === "awaiting_approval") ? last.id : "";
     const results = new Map();
     for (const m of v.messages) if (m.role === "tool") results.set(m.tool_call_id, m.content);
+    // A person's message names no author; its run's requester is who.
+    const requester = new Map(v.runs.map((r) => [r.id, r.requester && (r.requester.name || r.requester.id)]));
     for (const m of v.messages) {
+      if (m.role === "user" && !m.name) m.name = requester.get(m.run_id) || "";
       // The active run's events are replayed below; they do not carry
       // the person's message, so that one comes from the store.
       if (active && m.run_id === active && m.role !== "user") continue;

@@ -68,11 +68,20 @@ export function ago(t) {
   return h("time", {datetime: d.toISOString(), title: d.toLocaleString()}, text);
 }
 
-// prettyJSON indents JSON for display; what does not parse is shown as is.
+// prettyJSON formats JSON for display: on one line when short, indented
+// otherwise; what does not parse is shown as is.
 export function prettyJSON(v) {
   if (v === undefined || v === null || v === "") return "";
   try {
-    return JSON.stringify(typeof v === "string" ? JSON.parse(v) : v, null, 2);
+    const x = typeof v === "string" ? JSON.parse(v) : v;
+    // An object of plain values reads best as {"name": "web", "replicas": 3};
+    // the values are JSON.stringify's, so nothing shown differs from
+    // what runs.
+    if (x && typeof x === "object" && !Array.isArray(x) && Object.values(x).every((y) => y === null || typeof y !== "object")) {
+      const flat = "{" + Object.entries(x).map(([k, y]) => JSON.stringify(k) + ": " + JSON.stringify(y)).join(", ") + "}";
+      if (flat.length <= 72) return flat;
+    }
+    return JSON.stringify(x, null, 2);
   } catch {
     return String(v);
   }
