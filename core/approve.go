@@ -329,6 +329,5 @@ func (e *Engine) closeOut(ctx context.Context, cp Checkpoint, status ApprovalSta
 		}
 	}
 	out.emit(run.ID, Event{Type: EventCompleted, Status: RunStopped, Text: reason})
-	out.forget(run.ID)
 	e.countRun(RunStopped)
 }

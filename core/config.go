@@ -66,6 +66,9 @@ type Config struct {
 	RedactToolResult func(string) string
 	// ExpirySweep is how often expired approvals are looked for (default 5 s).
 	ExpirySweep time.Duration
+	// EventRetention is how long events are kept for streams that
+	// reconnect ([Engine.Events]); older ones are pruned (default 7 days).
+	EventRetention time.Duration
 	// ForgetIdleAfter: a conversation with nothing running, queued or
 	// waiting to be delivered for this long is dropped from memory
 	// (default 10 min); it is read from the store when it is used again.
@@ -124,6 +127,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.ExpirySweep == 0 {
 		c.ExpirySweep = 5 * time.Second
 	}
+	if c.EventRetention == 0 {
+		c.EventRetention = 7 * 24 * time.Hour
+	}
 	if c.ForgetIdleAfter == 0 {
 		c.ForgetIdleAfter = 10 * time.Minute
 	}
@@ -156,6 +162,14 @@ type Deps struct {
 	// Coordinator shares conversations with other replicas; nil when this
 	// process is the only one.
 	Coordinator Coordinator
+	// Display, when set, prepares every event for people (cmd/opsgate
+	// redacts secrets with it) before it is kept or handed to any
+	// subscriber, so that all of them, and a stream replayed from the
+	// store, show the same thing. It is called once per event, in each
+	// conversation's Seq order, on the goroutine emitting it; it must be
+	// fast and must not call the engine. The engine's own copies (the
+	// transcript, approvals, what runs) are never changed.
+	Display func(Event) Event
 }
 
 // Limiter admits or refuses a person's next message. Allow records an

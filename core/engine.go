@@ -20,7 +20,10 @@ type Engine struct {
 	tools  ToolHost
 	store  Store
 	bus    *bus
-	memory Retriever
+	events *eventLog
+	// display prepares events for people (Deps.Display); nil keeps them.
+	display func(Event) Event
+	memory  Retriever
 	// virtual are the in-process tools by name; virtualOrder as offered.
 	virtual      map[string]VirtualTool
 	virtualOrder []VirtualTool
@@ -71,8 +74,10 @@ func NewEngine(cfg Config, d Deps) (*Engine, error) {
 		coord:    d.Coordinator,
 		routed:   map[string]time.Time{},
 		virtual:  map[string]VirtualTool{},
+		display:  d.Display,
 	}
 	e.bus = newBus(e)
+	e.events = newEventLog(e)
 	if d.Sender != nil {
 		e.Subscribe("", d.Sender, SubscribeOptions{})
 	}
@@ -87,7 +92,8 @@ func NewEngine(cfg Config, d Deps) (*Engine, error) {
 	return e, nil
 }
 
-// Run sweeps expired approvals until ctx ends. Runs themselves are started by
+// Run sweeps expired approvals, and hourly the events older than
+// Config.EventRetention, until ctx ends. Runs themselves are started by
 // Handle and Decide and do not need Run; without it, expiry is still
 // enforced when a late decision arrives.
 func (e *Engine) Run(ctx context.Context) error {
@@ -96,6 +102,8 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 	t := time.NewTicker(e.cfg.ExpirySweep)
 	defer t.Stop()
+	e.pruneEvents(ctx)
+	pruned := e.now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -103,6 +111,10 @@ func (e *Engine) Run(ctx context.Context) error {
 		case <-t.C:
 			e.ExpireApprovals(ctx)
 			e.forgetIdle()
+			if e.now().Sub(pruned) >= time.Hour {
+				e.pruneEvents(ctx)
+				pruned = e.now()
+			}
 		}
 	}
 }

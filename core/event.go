@@ -48,9 +48,10 @@ type Event struct {
 	Type    EventType `json:"type"`
 	ConvKey string    `json:"conv_key"`
 	RunID   string    `json:"run_id"`
-	// Seq increases with each event of a run, across pauses, resumes and
-	// processes (the store issues the numbers, in blocks: some are skipped,
-	// none is given twice).
+	// Seq increases with each event of a conversation, across its runs,
+	// pauses, resumes and processes (the store issues the numbers, in
+	// blocks: some are skipped, none is given twice). It is the id of the
+	// event in the API's streams.
 	Seq  int64     `json:"seq"`
 	Time time.Time `json:"time"`
 

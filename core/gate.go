@@ -268,7 +268,7 @@ func (e *Engine) pause(ctx context.Context, rs *runState, rest []PendingCall) er
 		RunID: rs.run.ID, ConvKey: rs.run.ConvKey, Requester: rs.run.Requester, Pending: rest,
 		Toolsets: rs.toolsets, Iteration: rs.run.Iterations, CreatedAt: now,
 		// The approval events and completed follow right away.
-		Seq: rs.out.lastSeq(rs.run.ID) + int64(len(approvals)) + 1,
+		Seq: rs.out.lastSeq() + int64(len(approvals)) + 1,
 	}
 	// The transcript so far, the requests, their audit entries and the
 	// checkpoint are one commit: no request exists without its checkpoint.

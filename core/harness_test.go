@@ -46,6 +46,8 @@ type harness struct {
 	model func(*llm.Config)
 	// hostOpts configure the tool host.
 	hostOpts []tools.Option
+	// display is the engines' Deps.Display.
+	display func(core.Event) core.Event
 }
 
 type option func(*harness, *[]tools.ServerConfig)
@@ -72,6 +74,10 @@ func withModel(f func(*llm.Config)) option {
 
 func withHostOptions(opts ...tools.Option) option {
 	return func(h *harness, _ *[]tools.ServerConfig) { h.hostOpts = append(h.hostOpts, opts...) }
+}
+
+func withDisplay(f func(core.Event) core.Event) option {
+	return func(h *harness, _ *[]tools.ServerConfig) { h.display = f }
 }
 
 func withServer(sc tools.ServerConfig) option {
@@ -106,6 +112,7 @@ func (h *harness) newEngine() (*core.Engine, *coretest.Recorder) {
 	rec := coretest.NewRecorder()
 	d := h.stack.Deps(h.t, rec)
 	d.Retriever = h.memory
+	d.Display = h.display
 	if h.wrap != nil {
 		d.Store = h.wrap(d.Store)
 	}

@@ -6,82 +6,71 @@ import (
 	"time"
 )
 
-// outbox numbers one conversation's events and hands them, in order, to the
+// outbox numbers one conversation's events, prepares them for people
+// ([Deps.Display]), keeps them ([EventLog]) and hands them, in order, to the
 // engine's subscribers ([Engine.Subscribe]), each of which queues them
-// behind its own goroutine: the run never waits for a sender.
+// behind its own goroutine: the run never waits for a sender or the store.
 type outbox struct {
 	e       *Engine
 	convKey string
 
-	mu   sync.Mutex
-	seqs map[string]*seqs // sequence numbers per run id
+	mu sync.Mutex
+	// next is the last sequence number used here, last the last reserved.
+	next, last int64
 }
 
 func newOutbox(e *Engine, convKey string) *outbox {
-	return &outbox{e: e, convKey: convKey, seqs: map[string]*seqs{}}
+	return &outbox{e: e, convKey: convKey}
 }
 
 // seqBlock is how many sequence numbers an outbox reserves from the store
 // at a time: one store write per block, not per token.
 const seqBlock = 32
 
-// seqs is the block of sequence numbers this outbox holds for a run:
-// next is the last one used, last the last one reserved.
-type seqs struct{ next, last int64 }
-
-// lastSeq returns the last sequence number given to the run here.
-func (o *outbox) lastSeq(runID string) int64 {
+// lastSeq returns the last sequence number given out here.
+func (o *outbox) lastSeq() int64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if b := o.seqs[runID]; b != nil {
-		return b.next
-	}
-	return 0
+	return o.next
 }
 
-// forget drops the run's numbering state once it has ended.
-func (o *outbox) forget(runID string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	delete(o.seqs, runID)
-}
-
-// nextSeq returns the run's next sequence number, reserving a block from
-// the store when this outbox has none left. Numbers come from the store so
-// that every process emitting events of a run (the one running it, one
-// deciding an approval, one resuming it) hands out different, increasing
-// ones. o.mu must be held.
-func (o *outbox) nextSeq(runID string) int64 {
-	b := o.seqs[runID]
-	if b == nil {
-		b = &seqs{}
-		o.seqs[runID] = b
-	}
-	if b.next >= b.last {
+// nextSeq returns the conversation's next sequence number, reserving a
+// block from the store when this outbox has none left. Numbers come from
+// the store so that every process emitting events of a conversation (the
+// one running it, one deciding an approval, one resuming it) hands out
+// different, increasing ones. o.mu must be held.
+func (o *outbox) nextSeq() int64 {
+	if o.next >= o.last {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		last, err := o.e.store.ReserveSeq(ctx, runID, seqBlock)
+		last, err := o.e.store.ReserveSeq(ctx, o.convKey, seqBlock)
 		cancel()
 		if err != nil {
 			// Numbers stay unique in this process; the run goes on.
-			o.e.log.Error("reserve event sequence numbers", "run", runID, "err", err)
-			last = b.last + seqBlock
+			o.e.log.Error("reserve event sequence numbers", "conv", o.convKey, "err", err)
+			last = o.last + seqBlock
 		}
-		b.next, b.last = last-seqBlock, last
+		o.next, o.last = last-seqBlock, last
 	}
-	b.next++
-	return b.next
+	o.next++
+	return o.next
 }
 
-// emit stamps ev and publishes it to the engine's subscribers. It never
-// blocks on a sender: each subscriber has its own queue. Publishing under
-// o.mu keeps every subscriber's events of the conversation in Seq order.
+// emit stamps ev, prepares it for people, queues it to be kept and
+// publishes it to the engine's subscribers. It never blocks on a sender or
+// the store. Doing all of it under o.mu keeps the conversation's events in
+// Seq order everywhere: in the display filter (which may hold state per
+// run, a redactor's stream), the event log and every subscriber.
 func (o *outbox) emit(runID string, ev Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	ev.ConvKey = o.convKey
 	ev.RunID = runID
-	ev.Seq = o.nextSeq(runID)
+	ev.Seq = o.nextSeq()
 	ev.Time = o.e.now()
+	if o.e.display != nil {
+		ev = o.e.display(ev)
+	}
+	o.e.events.add(ev)
 	o.e.bus.publish(ev)
 }
 

@@ -64,7 +64,6 @@ func (e *Engine) execute(s *session, a *activeRun, j job) {
 		}
 		s.out.emit(runID, Event{Type: EventWorkflowError, Error: "opsgate could not start this run: " + err.Error(), Text: "opsgate could not start this run: " + err.Error()})
 		s.out.emit(runID, Event{Type: EventCompleted, Status: RunError})
-		s.out.forget(runID)
 		return
 	}
 	n := nodeEntry
@@ -229,7 +228,6 @@ func (e *Engine) final(ctx context.Context, rs *runState) {
 	rs.out.emit(rs.run.ID, Event{Type: EventCompleted, Status: rs.status, Text: rs.finalText, Usage: &usage, Duration: rs.run.Duration})
 	if rs.status != RunAwaitingApproval {
 		e.maybeTitle(ctx, rs)
-		rs.out.forget(rs.run.ID)
 	}
 	e.countRun(rs.status)
 }

@@ -191,7 +191,6 @@ func (e *Engine) command(ctx context.Context, in Inbound) bool {
 	id := newID()
 	out.emit(id, Event{Type: EventReady})
 	out.emit(id, Event{Type: EventCompleted, Status: RunDone, Text: reply})
-	out.forget(id)
 	return true
 }
 

@@ -13,6 +13,7 @@ type Store interface {
 	RunStore
 	ApprovalStore
 	AuditLog
+	EventLog
 	// Apply makes the writes of b in one transaction: all of them or none.
 	// An empty batch is a no-op.
 	Apply(ctx context.Context, b Batch) error
@@ -60,6 +61,29 @@ func (b Batch) Empty() bool {
 		len(b.Approvals) == 0 && b.Checkpoint == nil && len(b.Audit) == 0 && b.UpdateRun == nil
 }
 
+// EventLog keeps the events of conversations as people were shown them,
+// so that a stream that reconnects gets what it missed ([Engine.Events]).
+type EventLog interface {
+	// AppendEvents stores events; one already stored (the same ConvKey and
+	// Seq) is left as it is.
+	AppendEvents(ctx context.Context, evs []Event) error
+	// Events returns the stored events q selects, in Seq order.
+	Events(ctx context.Context, q EventQuery) ([]Event, error)
+	// PruneEvents deletes the events older than before and reports how many.
+	PruneEvents(ctx context.Context, before time.Time) (int64, error)
+}
+
+// EventQuery selects a conversation's stored events.
+type EventQuery struct {
+	ConvKey string
+	// After keeps the events whose Seq is above it.
+	After int64
+	// RunID, when set, keeps that run's events only.
+	RunID string
+	// Limit is the most to return; 0 is no limit.
+	Limit int
+}
+
 // ConversationStore keeps conversations, their transcripts and the inbound
 // message log.
 type ConversationStore interface {
@@ -91,10 +115,12 @@ type ConversationFilter struct {
 // RunStore keeps runs and the checkpoints of paused runs.
 type RunStore interface {
 	Run(ctx context.Context, id string) (Run, error)
-	// ReserveSeq reserves n event sequence numbers of a run, across every
-	// process sharing the store, and returns the last: the caller owns
-	// (last-n, last]. A run's first reservation starts at 1.
-	ReserveSeq(ctx context.Context, runID string, n int64) (last int64, err error)
+	// ReserveSeq reserves n event sequence numbers of a conversation,
+	// across every process sharing the store, and returns the last: the
+	// caller owns (last-n, last]. A conversation's first reservation starts
+	// at 1 (or above the numbers its runs used before numbers were kept per
+	// conversation).
+	ReserveSeq(ctx context.Context, convKey string, n int64) (last int64, err error)
 	// UnfinishedRuns returns the runs whose status is still running,
 	// oldest first: those nobody runs any more were interrupted (their
 	// process died) and are recovered (Engine.Recover, replicas' sweeps).

@@ -15,6 +15,10 @@ import (
 // Prefix is where the API is mounted.
 const Prefix = "/api/v1/"
 
+// ConvPrefix starts the keys of the conversations started through the API:
+// "api:<name>".
+const ConvPrefix = "api:"
+
 // MaxBody is the largest request body accepted; a larger one is 413.
 const MaxBody = 1 << 20
 

@@ -127,11 +127,6 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		host.Close()
 		return nil, err
 	}
-	// Everything the adapters show people passes the redactor first
-	// (subscribeChats redacts for the chats it subscribes).
-	if sender != nil {
-		sender = newRedactingSender(sender, red)
-	}
 	store, err := openStore(ctx, cfg)
 	if err != nil {
 		host.Close()
@@ -155,6 +150,9 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		Sender:      sender,
 		Logger:      log.With("component", "engine"),
 		Coordinator: coord,
+		// Everything shown to people, kept for streams or not, passes the
+		// redactor first.
+		Display: newEventRedactor(red).redact,
 	}
 	mem := longTermMemory(cfg, store, red, log)
 	if mem != nil {

@@ -90,10 +90,10 @@ func (e *env) chat(ctx context.Context, args []string) int {
 		Engine:      a.engine,
 		Logger:      e.log,
 	})
-	// The terminal shows the events of its person's conversations,
-	// redacted: the one in use, and one left by /new finishing.
+	// The terminal shows the events of its person's conversations (the
+	// engine redacted them): the one in use, and one left by /new finishing.
 	mine := terminal.ConvPrefix(who.Name)
-	a.engine.Subscribe("", newRedactingSender(term, a.red), core.SubscribeOptions{
+	a.engine.Subscribe("", term, core.SubscribeOptions{
 		Owns: func(key string) bool { return strings.HasPrefix(key, mine) },
 	})
 

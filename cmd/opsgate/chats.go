@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/opsgate/opsgate/adapters/discord"
+	"github.com/opsgate/opsgate/adapters/httpapi"
 	"github.com/opsgate/opsgate/adapters/slack"
 	"github.com/opsgate/opsgate/adapters/telegram"
 	"github.com/opsgate/opsgate/core"
@@ -192,30 +193,29 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 }
 
 // subscribeChats subscribes each adapter to the events of the
-// conversations it owns, redacted. An event of a conversation no adapter
-// serves (an approval of a bot that is no longer configured expiring) is
+// conversations it owns (the engine redacted them). An event of a
+// conversation no adapter serves and that is not the API's (an approval of a bot that is no longer configured expiring) is
 // an error: nobody will see it, and the engine logs and counts it as
 // undelivered.
 //
 // An approval whose policy rule names notify targets ("telegram:12345678")
 // is also shown there, as a card of its own (DESIGN §11): posted while it
 // waits, updated with each vote, and showing the outcome.
-func subscribeChats(e *core.Engine, chats []chat, red *redact.Redactor) {
+func subscribeChats(e *core.Engine, chats []chat) {
 	for _, c := range chats {
-		e.Subscribe("", newRedactingSender(c.sender, red), core.SubscribeOptions{Owns: c.owns})
+		e.Subscribe("", c.sender, core.SubscribeOptions{Owns: c.owns})
 	}
-	owned := ownedByAny(chats)
+	byChat := ownedByAny(chats)
+	// API conversations are followed by API streams, when anyone follows.
+	owned := func(key string) bool { return byChat(key) || strings.HasPrefix(key, httpapi.ConvPrefix) }
 	e.Subscribe("", core.SenderFunc(func(_ context.Context, ev core.Event) error {
 		return fmt.Errorf("serve: no adapter serves conversation %q (event %s)", ev.ConvKey, ev.Type)
 	}), core.SubscribeOptions{Owns: func(key string) bool { return !owned(key) }})
-	cards := newRedactingSender(core.SenderFunc(func(ctx context.Context, ev core.Event) error {
-		return notifyCards(ctx, chats, ev)
-	}), red)
 	e.Subscribe("", core.SenderFunc(func(ctx context.Context, ev core.Event) error {
 		if !hasNotifyCard(ev) {
-			return nil // redact only what is shown
+			return nil
 		}
-		return cards.Send(ctx, ev)
+		return notifyCards(ctx, chats, ev)
 	}), core.SubscribeOptions{})
 }
 

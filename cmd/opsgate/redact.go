@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"sync"
 
@@ -31,32 +30,29 @@ func redactorFor(cfg *config.Config, pol *policy.Policy) (*redact.Redactor, erro
 	return redact.New(redact.Options{Patterns: patterns, Secrets: cfg.Secrets()})
 }
 
-// redactingSender is the choke point for everything opsgate shows people:
-// every event passes it before any adapter (chat platforms, the terminal)
-// renders it. Streamed tokens go through one redact.Stream per run, which
-// holds back whatever could still become a secret, so no prefix of a
-// secret reaches a platform, not even in an intermediate edit; every other
-// text (tool lines, results, errors, approval arguments and reasons, final
-// answers) is redacted whole. The engine's copies are never changed: what
-// is stored, and what runs once approved, stays exact.
-type redactingSender struct {
-	next core.EventSender
-	r    *redact.Redactor
+// eventRedactor is the choke point for everything opsgate shows people:
+// the engine passes every event through it (core.Deps.Display) before the
+// event is kept or handed to any subscriber (chat platforms, the terminal,
+// API streams, notify cards), so all of them, and a stream replayed from
+// the store, show the same redacted text. Streamed tokens go through one
+// redact.Stream per run, which holds back whatever could still become a
+// secret, so no prefix of a secret reaches anyone, not even in an
+// intermediate edit; every other text (tool lines, results, errors,
+// approval arguments and reasons, final answers) is redacted whole. The
+// engine's copies are never changed: what is stored in the transcript, and
+// what runs once approved, stays exact.
+type eventRedactor struct {
+	r *redact.Redactor
 
 	mu      sync.Mutex
 	streams map[string]*redact.Stream // by run id, and run id + "/thinking"
 }
 
-func newRedactingSender(next core.EventSender, r *redact.Redactor) *redactingSender {
-	return &redactingSender{next: next, r: r, streams: map[string]*redact.Stream{}}
+func newEventRedactor(r *redact.Redactor) *eventRedactor {
+	return &eventRedactor{r: r, streams: map[string]*redact.Stream{}}
 }
 
-// Send implements core.EventSender.
-func (s *redactingSender) Send(ctx context.Context, ev core.Event) error {
-	return s.next.Send(ctx, s.redact(ev))
-}
-
-func (s *redactingSender) redact(ev core.Event) core.Event {
+func (s *eventRedactor) redact(ev core.Event) core.Event {
 	switch ev.Type {
 	case core.EventToken:
 		ev.Text = s.stream(ev.RunID, "").Write(ev.Text)
@@ -107,7 +103,7 @@ func redactApproval(r *redact.Redactor, a core.Approval) core.Approval {
 	return a
 }
 
-func (s *redactingSender) call(c core.CallInfo) core.CallInfo {
+func (s *eventRedactor) call(c core.CallInfo) core.CallInfo {
 	c.Arguments = s.json(c.Arguments)
 	c.Result = s.r.String(c.Result)
 	if c.Progress != nil {
@@ -118,7 +114,7 @@ func (s *redactingSender) call(c core.CallInfo) core.CallInfo {
 	return c
 }
 
-func (s *redactingSender) json(raw json.RawMessage) json.RawMessage { return redactJSON(s.r, raw) }
+func (s *eventRedactor) json(raw json.RawMessage) json.RawMessage { return redactJSON(s.r, raw) }
 
 // redactJSON redacts a JSON document for display. The redactor keeps JSON
 // structure (a secret value becomes the string "[REDACTED:kind]").
@@ -129,7 +125,7 @@ func redactJSON(r *redact.Redactor, raw json.RawMessage) json.RawMessage {
 	return json.RawMessage(r.String(string(raw)))
 }
 
-func (s *redactingSender) stream(runID, part string) *redact.Stream {
+func (s *eventRedactor) stream(runID, part string) *redact.Stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.streams[runID+part]
@@ -142,7 +138,7 @@ func (s *redactingSender) stream(runID, part string) *redact.Stream {
 
 // end forgets streams: what they held back is in the text of the event
 // that ends the step (redacted whole), or is never shown.
-func (s *redactingSender) end(keys ...string) {
+func (s *eventRedactor) end(keys ...string) {
 	s.mu.Lock()
 	for _, k := range keys {
 		delete(s.streams, k)

@@ -45,7 +45,8 @@ func BenchmarkRedactingSender200TokenReply(b *testing.B) {
 			for b.Loop() {
 				s := tc.send
 				if s == nil {
-					s = newRedactingSender(sink, red)
+					display := newEventRedactor(red).redact
+					s = core.SenderFunc(func(ctx context.Context, ev core.Event) error { return sink.Send(ctx, display(ev)) })
 				}
 				for _, ev := range evs {
 					_ = s.Send(ctx, ev)

@@ -246,7 +246,7 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 		return exitError
 	}
 	ref.e, ref.red, ref.store = a.engine, a.red, a.store
-	subscribeChats(a.engine, chats, a.red)
+	subscribeChats(a.engine, chats)
 	defer e.closeApp(a, func() error {
 		var errs []error
 		for _, c := range chats {

@@ -82,7 +82,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	}
 	ref.e, ref.red, ref.store = a.engine, a.red, a.store
 	a.engine.Subscribe("", m.Subscriber(), core.SubscribeOptions{})
-	subscribeChats(a.engine, routed, a.red)
+	subscribeChats(a.engine, routed)
 	if leaser, ok := a.store.(core.Leaser); ok {
 		for i := range chats {
 			if chats[i].lease == "" {

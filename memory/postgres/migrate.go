@@ -97,7 +97,7 @@ var protectedTables = map[string][]string{
 func (s *Store) CheckSchema(ctx context.Context) error {
 	e := core.SchemaError{Store: "postgres"}
 	tables := []string{"conversations", "inbound", "messages", "runs", "checkpoints", "approvals", "approval_votes", "audit",
-		"memory_docs", "memory_versions", "memory_usage", "api_tokens"}
+		"memory_docs", "memory_versions", "memory_usage", "api_tokens", "events", "event_seqs"}
 	type trigger struct{ table, name, enabled string }
 	var have []string
 	var trigs []trigger

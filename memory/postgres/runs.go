@@ -198,16 +198,16 @@ func scanCheckpoint(row pgx.Row) (core.Checkpoint, error) {
 	return cp, nil
 }
 
-// ReserveSeq reserves n sequence numbers of the run's events; the row
+// ReserveSeq reserves n sequence numbers of the conversation's events; the row
 // lock of the upsert orders concurrent reservations.
-func (s *Store) ReserveSeq(ctx context.Context, runID string, n int64) (int64, error) {
+func (s *Store) ReserveSeq(ctx context.Context, convKey string, n int64) (int64, error) {
 	var last int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `INSERT INTO run_seqs (run_id, seq) VALUES ($1, $2)
-			ON CONFLICT (run_id) DO UPDATE SET seq = run_seqs.seq + excluded.seq RETURNING seq`, runID, n).Scan(&last)
+		return tx.QueryRow(ctx, `INSERT INTO event_seqs (conv_key, seq) VALUES ($1, $2)
+			ON CONFLICT (conv_key) DO UPDATE SET seq = event_seqs.seq + excluded.seq RETURNING seq`, convKey, n).Scan(&last)
 	})
 	if err != nil {
-		return 0, fmt.Errorf("postgres: reserve sequence numbers of run %q: %w", runID, err)
+		return 0, fmt.Errorf("postgres: reserve event sequence numbers of %q: %w", convKey, err)
 	}
 	return last, nil
 }

@@ -105,15 +105,15 @@ func scanRun(row scanner) (core.Run, error) {
 	return r, err
 }
 
-// ReserveSeq reserves n sequence numbers of the run's events.
-func (s *Store) ReserveSeq(ctx context.Context, runID string, n int64) (int64, error) {
+// ReserveSeq reserves n sequence numbers of the conversation's events.
+func (s *Store) ReserveSeq(ctx context.Context, convKey string, n int64) (int64, error) {
 	var last int64
 	err := s.inTx(ctx, func(tx *txn) error {
-		return tx.queryRow(ctx, `INSERT INTO run_seqs (run_id, seq) VALUES (?1, ?2)
-			ON CONFLICT (run_id) DO UPDATE SET seq = seq + ?2 RETURNING seq`, runID, n).Scan(&last)
+		return tx.queryRow(ctx, `INSERT INTO event_seqs (conv_key, seq) VALUES (?1, ?2)
+			ON CONFLICT (conv_key) DO UPDATE SET seq = seq + ?2 RETURNING seq`, convKey, n).Scan(&last)
 	})
 	if err != nil {
-		return 0, fmt.Errorf("sqlite: reserve sequence numbers of run %q: %w", runID, err)
+		return 0, fmt.Errorf("sqlite: reserve event sequence numbers of %q: %w", convKey, err)
 	}
 	return last, nil
 }

@@ -265,7 +265,7 @@ func testReserveSeqConcurrent(t *testing.T, s core.Store) {
 	ctx := t.Context()
 	got := make(chan [2]int64, racers)
 	concurrently(racers, func(int) {
-		last, err := s.ReserveSeq(ctx, "run-seq", 10)
+		last, err := s.ReserveSeq(ctx, "conv-seq", 10)
 		if err != nil {
 			t.Errorf("ReserveSeq: %v", err)
 			return
@@ -285,7 +285,7 @@ func testReserveSeqConcurrent(t *testing.T, s core.Store) {
 	if len(used) != racers*10 {
 		t.Fatalf("%d numbers reserved, want %d", len(used), racers*10)
 	}
-	if last, err := s.ReserveSeq(ctx, "other-run", 1); err != nil || last != 1 {
-		t.Fatalf("first ReserveSeq of another run = %d, %v; want 1", last, err)
+	if last, err := s.ReserveSeq(ctx, "other-conv", 1); err != nil || last != 1 {
+		t.Fatalf("first ReserveSeq of another conversation = %d, %v; want 1", last, err)
 	}
 }
