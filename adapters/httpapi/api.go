@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/opsgate/opsgate/core"
@@ -38,11 +39,17 @@ type Store interface {
 	Audit(ctx context.Context, f core.AuditFilter) ([]core.AuditEntry, error)
 }
 
-// Engine is what the API asks of the engine: decisions go through policy
-// (core.Engine.Decide), and a stop ends a conversation's run.
+// Engine is what the API asks of the engine (core.Engine): decisions go
+// through policy, a stop ends a conversation's run, messages start runs,
+// and streams subscribe to a conversation's events and read the kept ones
+// they missed.
 type Engine interface {
 	Decide(ctx context.Context, d core.Decision) (core.Approval, error)
 	Stop(ctx context.Context, convKey string) bool
+	Handle(ctx context.Context, in core.Inbound) error
+	Status(ctx context.Context, convKey string) (core.Status, error)
+	Subscribe(convKey string, s core.EventSender, o core.SubscribeOptions) (cancel func())
+	Events(ctx context.Context, q core.EventQuery) ([]core.Event, error)
 }
 
 // MemorySearcher searches long-term memory (memory.Memory).
@@ -72,20 +79,31 @@ type Options struct {
 	Memory    MemorySearcher
 	Schedules func() []Schedule
 	Logger    *slog.Logger
+	// Heartbeat is how often an idle stream gets a comment; 0 is
+	// [Heartbeat].
+	Heartbeat time.Duration
 }
 
 // API is the http.Handler of /api/v1. It is safe for concurrent use.
 type API struct {
-	o   Options
-	log *slog.Logger
-	mux *http.ServeMux
+	o         Options
+	log       *slog.Logger
+	mux       *http.ServeMux
+	heartbeat time.Duration
+
+	// done ends every stream when closed (Close).
+	done      chan struct{}
+	closeOnce sync.Once
 }
 
 var _ http.Handler = (*API)(nil)
 
 // New returns the API over o; it starts nothing.
 func New(o Options) *API {
-	a := &API{o: o, log: o.Logger, mux: http.NewServeMux()}
+	a := &API{o: o, log: o.Logger, mux: http.NewServeMux(), heartbeat: o.Heartbeat, done: make(chan struct{})}
+	if a.heartbeat <= 0 {
+		a.heartbeat = Heartbeat
+	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -93,14 +111,16 @@ func New(o Options) *API {
 		a.o.Redact = func(s string) string { return s }
 	}
 	routes := map[string]func(http.ResponseWriter, *http.Request, core.Actor){
-		"GET /api/v1/conversations":            a.conversations,
-		"GET /api/v1/conversations/{key}":      a.conversation,
-		"GET /api/v1/approvals":                a.approvals,
-		"POST /api/v1/approvals/{id}/decision": a.decision,
-		"POST /api/v1/runs/{id}/stop":          a.stop,
-		"GET /api/v1/audit":                    a.audit,
-		"GET /api/v1/memory/search":            a.memorySearch,
-		"GET /api/v1/schedules":                a.schedules,
+		"GET /api/v1/conversations":                 a.conversations,
+		"GET /api/v1/conversations/{key}":           a.conversation,
+		"POST /api/v1/conversations/{key}/messages": a.postMessage,
+		"GET /api/v1/conversations/{key}/events":    a.followEvents,
+		"GET /api/v1/approvals":                     a.approvals,
+		"POST /api/v1/approvals/{id}/decision":      a.decision,
+		"POST /api/v1/runs/{id}/stop":               a.stop,
+		"GET /api/v1/audit":                         a.audit,
+		"GET /api/v1/memory/search":                 a.memorySearch,
+		"GET /api/v1/schedules":                     a.schedules,
 	}
 	for pattern, h := range routes {
 		a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { h(w, r, actorOf(r)) })
@@ -110,6 +130,11 @@ func New(o Options) *API {
 	})
 	return a
 }
+
+// Close ends every open stream (its client may reconnect elsewhere with
+// Last-Event-ID); an http.Server's Shutdown waits for them otherwise.
+// Register it with http.Server.RegisterOnShutdown.
+func (a *API) Close() { a.closeOnce.Do(func() { close(a.done) }) }
 
 // ServeHTTP authenticates the request, limits its body and routes it.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -66,7 +66,9 @@ func newRig(t *testing.T, with ...func(*httpapi.Options, *enginetest.Stack)) *ri
 	r := &rig{t: t, stack: enginetest.New(t), rec: coretest.NewRecorder(), red: red, tokens: map[string]string{}}
 	cfg := enginetest.Config()
 	cfg.Policy = policy.NewHolder(pol)
-	r.eng = enginetest.Engine(t, cfg, r.stack.Deps(t, r.rec))
+	d := r.stack.Deps(t, r.rec)
+	d.Display = red.Events() // as cmd/opsgate does: what streams show is redacted
+	r.eng = enginetest.Engine(t, cfg, d)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -14,18 +14,34 @@
 //
 // # What is served
 //
-// This first step serves the non-streaming endpoints: conversations (with
-// their messages and runs), pending approvals and decisions, stopping a
-// run, the audit log, memory search and the schedules. Everything a
-// response carries passes the redactor the chat uses first (see
-// [Options.Redact]), so a secret in a tool result never leaves through
-// the API. The SSE streams (POST …/messages, GET …/events) come later.
+// Conversations (with their messages and runs), pending approvals and
+// decisions, stopping a run, the audit log, memory search and the
+// schedules; and two Server-Sent Events streams:
+//
+//   - POST /api/v1/conversations/{key}/messages {"text"} sends a message
+//     (as api:<person>) and streams the conversation's events until the
+//     run it started or steered completes. Keys of conversations started
+//     here are "api:<name>"; any existing key may be posted to.
+//   - GET /api/v1/conversations/{key}/events follows a conversation.
+//
+// Each event is "id: <seq>", "event: <type>" and its JSON on one data
+// line; an idle stream gets a ": heartbeat" comment every 15 s. The
+// engine keeps every event (core.Engine.Events) as people were shown it,
+// so a client reconnecting with Last-Event-ID (or ?after=N; ?run=ID
+// replays one run) gets exactly what it missed, then the live events.
+// A stream subscribes to the engine with a bounded queue of its own: a
+// client that stops reading is cut off and never delays a run or a chat.
+//
+// Everything a response carries passes the redactor the chat uses (see
+// [Options.Redact]; events were redacted by the engine's display filter
+// already), so a secret in a tool result never leaves through the API.
 //
 // # Bad input
 //
 // A body over 1 MiB is 413; malformed JSON is 400 bad_json; an unknown
 // field is 400 unknown_field; an unknown conversation, run or approval is
-// 404. None of them stores anything.
+// 404; a bad "api:<name>" is 400 invalid_key. None of them stores
+// anything, and a stream starts only once its request is good.
 //
 // # Console
 //

@@ -152,7 +152,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		Coordinator: coord,
 		// Everything shown to people, kept for streams or not, passes the
 		// redactor first.
-		Display: newEventRedactor(red).redact,
+		Display: red.Events(),
 	}
 	mem := longTermMemory(cfg, store, red, log)
 	if mem != nil {

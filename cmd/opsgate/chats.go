@@ -115,12 +115,12 @@ func (p *platformEngine) Stop(ctx context.Context, key string) bool { return p.r
 func (p *platformEngine) Decide(ctx context.Context, d core.Decision) (core.Approval, error) {
 	d.Actor = p.qualify(d.Actor)
 	a, err := p.ref.Decide(ctx, d)
-	return redactApproval(p.ref.red, a), err
+	return p.ref.red.Approval(a), err
 }
 func (p *platformEngine) Status(ctx context.Context, key string) (core.Status, error) {
 	st, err := p.ref.Status(ctx, key)
 	for i, a := range st.PendingApprovals {
-		st.PendingApprovals[i] = redactApproval(p.ref.red, a)
+		st.PendingApprovals[i] = p.ref.red.Approval(a)
 	}
 	return st, err
 }

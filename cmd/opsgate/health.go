@@ -50,9 +50,11 @@ type readiness struct {
 }
 
 // routes are serve's HTTP endpoints: the adapters' (webhooks, Slack HTTP
-// mode), health's, and the API with its web console. The model and tool states feed m too.
-func (e *env) routes(a *app, chats []chat, m *metrics.Metrics) http.Handler {
-	h := &health{
+// mode), health's, and the API with its web console. The model and tool
+// states feed m too. closeStreams ends the API's open streams; the server's Shutdown would
+// wait for them otherwise.
+func (e *env) routes(a *app, chats []chat, m *metrics.Metrics) (h http.Handler, closeStreams func()) {
+	hl := &health{
 		log: e.log, ping: storePing(a.store), chats: chats, tools: a.tools.States,
 		model: &modelProbe{ping: a.model.Ping, lastAnswer: m.LastModelAnswer, now: time.Now},
 	}
@@ -60,7 +62,7 @@ func (e *env) routes(a *app, chats []chat, m *metrics.Metrics) http.Handler {
 		Pending:    a.store.PendingSummary,
 		ActiveRuns: func() int { return a.engine.Metrics().ActiveRuns },
 		SendErrors: a.engine.SendErrors,
-		Adapters:   h.adapterStates,
+		Adapters:   hl.adapterStates,
 		MCPServers: a.tools.States,
 	})
 	mux := http.NewServeMux()
@@ -69,15 +71,17 @@ func (e *env) routes(a *app, chats []chat, m *metrics.Metrics) http.Handler {
 			mux.Handle(pattern, hd)
 		}
 	}
-	h.mount(mux, m)
+	hl.mount(mux, m)
+	closeStreams = func() {}
 	if api := e.api(a); api != nil {
 		mux.Handle(httpapi.Prefix, api)
+		closeStreams = api.Close
 		// The console takes every other path (404 for what it does not
 		// serve, 405 for other methods). "/" rather than "GET /": the mux
 		// refuses "GET /" beside the API's method-less "/api/v1/".
 		mux.Handle("/", httpapi.Console())
 	}
-	return mux
+	return mux, closeStreams
 }
 
 func (h *health) mount(mux *http.ServeMux, m *metrics.Metrics) {

@@ -45,7 +45,7 @@ func BenchmarkRedactingSender200TokenReply(b *testing.B) {
 			for b.Loop() {
 				s := tc.send
 				if s == nil {
-					display := newEventRedactor(red).redact
+					display := red.Events()
 					s = core.SenderFunc(func(ctx context.Context, ev core.Event) error { return sink.Send(ctx, display(ev)) })
 				}
 				for _, ev := range evs {

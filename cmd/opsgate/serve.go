@@ -111,11 +111,13 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		e.closeApp(a, closeChats)
 		return exitError
 	}
+	handler, closeStreams := e.routes(a, chats, m)
 	srv := &http.Server{
-		Handler:           e.routes(a, chats, m),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(e.log.Handler(), slog.LevelWarn),
 	}
+	srv.RegisterOnShutdown(closeStreams)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 

@@ -1,0 +1,341 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/opsgate/opsgate/core"
+)
+
+// Streams (DESIGN §15): POST …/messages sends a message and streams the
+// conversation's events until the run it started or steered completes;
+// GET …/events follows the conversation. Both are text/event-stream with
+// the event's Seq as the SSE id, so a client that reconnects with
+// Last-Event-ID (or ?after=) gets what it missed from the store, then the
+// live events, none twice.
+
+// Heartbeat is how often an idle stream gets a comment line, so proxies
+// and clients can tell a quiet stream from a dead one.
+const Heartbeat = 15 * time.Second
+
+// streamBuffer is how many events a stream holds for a client that reads
+// more slowly than the run emits. A client further behind is cut off (it
+// never delays the run or the chat); it reconnects with Last-Event-ID.
+const streamBuffer = 4096
+
+// writeTimeout bounds one write to a client, so a client that stopped
+// reading without closing frees its stream.
+const writeTimeout = 30 * time.Second
+
+// replayPage is how many kept events one store read returns.
+const replayPage = 500
+
+// apiName is what may follow "api:" in a conversation started here.
+var apiName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
+
+// messageRequest is the body of POST …/messages.
+type messageRequest struct {
+	Text string `json:"text"`
+}
+
+// postMessage answers POST /api/v1/conversations/{key}/messages.
+func (a *API) postMessage(w http.ResponseWriter, r *http.Request, who core.Actor) {
+	key, ok := a.streamKey(w, r)
+	if !ok {
+		return
+	}
+	var req messageRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	if strings.TrimSpace(req.Text) == "" {
+		writeError(w, http.StatusBadRequest, "invalid", "text must not be empty")
+		return
+	}
+	in := core.Inbound{ConvKey: key, User: who, Text: req.Text}
+	if k := r.Header.Get("Idempotency-Key"); k != "" {
+		in.MessageID = "api:" + k
+	}
+	a.stream(w, r, key, cursor{}, true, func() error { return a.o.Engine.Handle(r.Context(), in) })
+}
+
+// followEvents answers GET /api/v1/conversations/{key}/events.
+func (a *API) followEvents(w http.ResponseWriter, r *http.Request, _ core.Actor) {
+	key, ok := a.streamKey(w, r)
+	if !ok {
+		return
+	}
+	from, ok := cursorOf(w, r)
+	if !ok {
+		return
+	}
+	a.stream(w, r, key, from, false, nil)
+}
+
+// streamKey is the conversation a stream is about: an "api:<name>"
+// conversation, which need not exist yet, or any existing one.
+func (a *API) streamKey(w http.ResponseWriter, r *http.Request) (string, bool) {
+	key := r.PathValue("key")
+	if name, ok := strings.CutPrefix(key, ConvPrefix); ok {
+		if !apiName.MatchString(name) {
+			writeError(w, http.StatusBadRequest, "invalid_key", `an API conversation is "api:<name>", the name of letters, digits and -_. (at most 100)`)
+			return "", false
+		}
+		return key, true
+	}
+	found, err := a.exists(r.Context(), key)
+	if err != nil {
+		a.fail(w, "conversation", err)
+		return "", false
+	}
+	if !found {
+		writeError(w, http.StatusNotFound, "not_found", "no conversation "+strconv.Quote(key))
+		return "", false
+	}
+	return key, true
+}
+
+// exists reports whether the conversation key is stored.
+func (a *API) exists(ctx context.Context, key string) (bool, error) {
+	cs, err := a.o.Store.Conversations(ctx, core.ConversationFilter{KeyPrefix: key})
+	if err != nil {
+		return false, err
+	}
+	for _, c := range cs {
+		if c.Key == key {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// cursor says what a stream replays before the live events: the
+// conversation's events after a sequence number, or one run's.
+type cursor struct {
+	replay bool
+	after  int64
+	runID  string
+}
+
+// cursorOf reads Last-Event-ID (what a reconnecting client sends), or
+// ?after=N, or ?run=ID; none of them means live events only.
+func cursorOf(w http.ResponseWriter, r *http.Request) (cursor, bool) {
+	var c cursor
+	q := r.URL.Query()
+	raw := r.Header.Get("Last-Event-ID")
+	if raw == "" {
+		raw = q.Get("after")
+	}
+	if raw != "" {
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, "invalid", "Last-Event-ID (or after) must be an event's id, a non-negative integer")
+			return c, false
+		}
+		c.replay, c.after = true, n
+	}
+	if id := q.Get("run"); id != "" {
+		c.replay, c.runID = true, id
+	}
+	return c, true
+}
+
+// stream subscribes to the conversation, then calls start (sending the
+// message of a POST), replays what from selects and follows the live
+// events. A POST's stream (untilDone) ends after the completed event that
+// leaves the conversation with nothing running or queued; a follow ends
+// when the client goes, falls too far behind, the token is revoked or the
+// API closes.
+func (a *API) stream(w http.ResponseWriter, r *http.Request, key string, from cursor, untilDone bool, start func() error) {
+	live := &liveStream{ch: make(chan core.Event, streamBuffer), full: make(chan struct{})}
+	// Subscribed before anything is sent or read: every event after this
+	// point is live, every one before it is in the store (Engine.Events).
+	cancel := a.o.Engine.Subscribe(key, live, core.SubscribeOptions{})
+	live.cancel = cancel
+	defer cancel()
+	if start != nil {
+		if err := start(); err != nil {
+			a.failStart(w, err)
+			return
+		}
+	}
+	ctx := r.Context()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	w.WriteHeader(http.StatusOK)
+	out := &sseWriter{w: w, rc: http.NewResponseController(w), redact: a.o.Redact}
+	if err := out.flush(); err != nil {
+		return
+	}
+	last := from.after
+	if from.replay {
+		for {
+			evs, err := a.o.Engine.Events(ctx, core.EventQuery{ConvKey: key, After: last, RunID: from.runID, Limit: replayPage})
+			if err != nil {
+				a.log.Error("api: replaying events", "conv", key, "err", err)
+				out.comment("the missed events could not be read; reconnect to try again")
+				return
+			}
+			for _, ev := range evs {
+				if err := out.event(ev); err != nil {
+					return
+				}
+				last = ev.Seq
+			}
+			if len(evs) < replayPage {
+				break
+			}
+		}
+	}
+	beat := time.NewTicker(a.heartbeat)
+	defer beat.Stop()
+	for {
+		select {
+		case ev := <-live.ch:
+			if ev.Seq <= last {
+				continue // replayed already
+			}
+			if err := out.event(ev); err != nil {
+				return
+			}
+			last = ev.Seq
+			if untilDone && ev.Type == core.EventCompleted && a.idle(ctx, key, ev.RunID) {
+				return
+			}
+		case <-beat.C:
+			if !a.stillValid(r) {
+				out.comment("the token was revoked")
+				return
+			}
+			if out.comment("heartbeat") != nil {
+				return
+			}
+		case <-live.full:
+			a.log.Warn("api: a stream fell too far behind and was closed", "conv", key, "last_event_id", last)
+			out.comment("too far behind: reconnect with Last-Event-ID")
+			return
+		case <-a.done:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// idle reports whether, run having completed, the conversation has
+// nothing running or queued: a message the POST sent that was queued
+// behind run has not been answered yet.
+func (a *API) idle(ctx context.Context, key, run string) bool {
+	st, err := a.o.Engine.Status(ctx, key)
+	if err != nil {
+		return true
+	}
+	if st.ActiveRun != nil && st.ActiveRun.ID != run {
+		return false
+	}
+	return st.Queued == 0
+}
+
+// stillValid re-checks the request's token, so revoking it ends its
+// streams within a heartbeat.
+func (a *API) stillValid(r *http.Request) bool {
+	_, err := a.authenticate(r)
+	return err == nil
+}
+
+// failStart answers a message the engine refused, before the stream began.
+func (a *API) failStart(w http.ResponseWriter, err error) {
+	var limit *core.LimitError
+	switch {
+	case errors.As(err, &limit):
+		w.Header().Set("Retry-After", "60")
+		writeError(w, http.StatusTooManyRequests, "rate_limited", err.Error())
+	case errors.Is(err, core.ErrShuttingDown):
+		writeError(w, http.StatusServiceUnavailable, "shutting_down", "opsgate is shutting down; send the message again in a moment")
+	default:
+		a.fail(w, "message", err)
+	}
+}
+
+// liveStream is a stream's subscription: a bounded queue the handler
+// drains. It never blocks the engine's delivery; when the queue is full
+// the stream is cut off (full closes) and unsubscribed.
+type liveStream struct {
+	ch     chan core.Event
+	full   chan struct{}
+	once   sync.Once
+	cancel func()
+}
+
+var errStreamFull = errors.New("httpapi: the stream's client is too far behind; it was closed")
+
+// Send implements core.EventSender.
+func (s *liveStream) Send(_ context.Context, ev core.Event) error {
+	select {
+	case s.ch <- ev:
+		return nil
+	default:
+		var first bool
+		s.once.Do(func() {
+			first = true
+			close(s.full)
+			s.cancel()
+		})
+		if first {
+			return errStreamFull
+		}
+		return nil
+	}
+}
+
+// sseWriter writes Server-Sent Events, each flushed and bounded by
+// writeTimeout.
+type sseWriter struct {
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	redact func(string) string
+	buf    bytes.Buffer
+}
+
+// event writes ev as "id: <seq>", "event: <type>" and one line of JSON.
+// The engine redacted it already; passing the API's redactor again is
+// cheap and keeps the rule that nothing leaves unredacted.
+func (s *sseWriter) event(ev core.Event) error {
+	data, err := redactJSON(ev, s.redact)
+	if err != nil {
+		return err
+	}
+	s.buf.Reset()
+	fmt.Fprintf(&s.buf, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Type, bytes.TrimRight(data, "\n"))
+	return s.write()
+}
+
+// comment writes an SSE comment line, which clients ignore.
+func (s *sseWriter) comment(text string) error {
+	s.buf.Reset()
+	fmt.Fprintf(&s.buf, ": %s\n\n", text)
+	return s.write()
+}
+
+func (s *sseWriter) write() error {
+	_ = s.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if _, err := s.w.Write(s.buf.Bytes()); err != nil {
+		return err
+	}
+	return s.flush()
+}
+
+func (s *sseWriter) flush() error {
+	_ = s.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	return s.rc.Flush()
+}
