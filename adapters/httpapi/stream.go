@@ -61,9 +61,6 @@ func (a *API) postMessage(w http.ResponseWriter, r *http.Request, who core.Actor
 		return
 	}
 	in := core.Inbound{ConvKey: key, User: who, Text: req.Text}
-	if k := r.Header.Get("Idempotency-Key"); k != "" {
-		in.MessageID = "api:" + k
-	}
 	a.stream(w, r, key, cursor{}, true, func() error { return a.o.Engine.Handle(r.Context(), in) })
 }
 
