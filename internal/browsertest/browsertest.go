@@ -317,12 +317,13 @@ func (b *Browser) Text(sel string) string {
 	return b.Eval(fmt.Sprintf(`(document.querySelector(%s) || {}).textContent || ""`, jsString(sel)))
 }
 
-// Eval evaluates a JavaScript expression yielding a string.
+// Eval evaluates a JavaScript expression yielding a string, or a promise
+// of one (which it awaits).
 func (b *Browser) Eval(expr string) string {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
 	defer cancel()
-	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
 		b.fatal("evaluate "+expr, err)
 	}
