@@ -44,7 +44,9 @@ async function readStream(resp, onEvent, lastId) {
       let ev;
       try { ev = JSON.parse(f.data); } catch { return; }
       if (!ev.type) ev.type = f.event;
-      onEvent(ev);
+      // A page's bug must not pass for a dropped stream (and reconnect
+      // forever, silently): it is reported as what it is.
+      try { onEvent(ev); } catch (e) { reportError(e); }
     });
   }
 }
@@ -85,9 +87,8 @@ export class Follow {
 
   async run() {
     let delay = 500;
-    let first = true;
+    this.onState("connecting");
     while (!this.ctrl.signal.aborted) {
-      this.onState(first ? "connecting" : "reconnecting");
       try {
         // The first request asks for what the view wants; a reconnect
         // asks for everything after the last event seen.
@@ -103,7 +104,6 @@ export class Follow {
           return;
         }
       }
-      first = false;
       if (this.ctrl.signal.aborted) return;
       this.onState("reconnecting");
       await new Promise((r) => setTimeout(r, delay));
