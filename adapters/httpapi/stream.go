@@ -61,6 +61,20 @@ func (a *API) postMessage(w http.ResponseWriter, r *http.Request, who core.Actor
 		return
 	}
 	in := core.Inbound{ConvKey: key, User: who, Text: req.Text}
+	if core.IsStopCommand(req.Text) {
+		// A stop with nothing running emits nothing: its stream would wait
+		// for a completed that never comes.
+		if st, err := a.o.Engine.Status(r.Context(), key); err == nil && !st.Busy {
+			if err := a.o.Engine.Handle(r.Context(), in); err != nil {
+				a.failStart(w, err)
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			fmt.Fprint(w, ": nothing was running\n\n")
+			return
+		}
+	}
 	a.stream(w, r, key, cursor{}, true, func() error { return a.o.Engine.Handle(r.Context(), in) })
 }
 

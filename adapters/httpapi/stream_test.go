@@ -360,3 +360,26 @@ func TestSSENeverCarriesSecrets(t *testing.T) {
 		}
 	}
 }
+
+// "/stop" with nothing running answers at once instead of waiting for a
+// completed that never comes; with a run going, it streams to the run's end.
+func TestSSEStop(t *testing.T) {
+	r := newRig(t)
+	idle := r.open(r.tokens["alice"], "POST", "/api/v1/conversations/api:calm/messages", "", `{"text":"/stop"}`)
+	if evs := idle.readUntil(t, nil); len(evs) != 0 || len(idle.Comments) != 1 || idle.Comments[0] != "nothing was running" {
+		t.Fatalf("/stop with nothing running = %v %q", streamStamps(evs), idle.Comments)
+	}
+	hold := make(chan struct{})
+	defer close(hold)
+	r.stack.LLM.Push(llmfake.Reply{Text: "a long investigation", Hold: hold})
+	busy := r.open(r.tokens["alice"], "POST", "/api/v1/conversations/api:calm/messages", "", `{"text":"investigate"}`)
+	busy.readUntil(t, func(ev sseEvent) bool { return ev.Name == string(core.EventToken) })
+	stop := r.open(r.tokens["alice"], "POST", "/api/v1/conversations/api:calm/messages", "", `{"text":"/stop"}`)
+	evs := stop.readUntil(t, nil)
+	if len(evs) == 0 || !isCompleted(evs[len(evs)-1]) || evs[len(evs)-1].Data.Status != core.RunStopped {
+		t.Fatalf("/stop of a running run streamed %v, want it to end with completed (stopped)", streamStamps(evs))
+	}
+	if rest := busy.readUntil(t, nil); len(rest) == 0 || rest[len(rest)-1].Data.Status != core.RunStopped {
+		t.Errorf("the run's own stream ended with %v", streamStamps(rest))
+	}
+}
