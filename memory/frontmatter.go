@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -193,13 +194,13 @@ func decodeFrontMatter(raw []byte) (frontMatter, error) {
 	return fm, nil
 }
 
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // fileLines turns the front-matter line numbers of a yaml error into the
 // file's (the opening --- is line 1) and drops the "yaml: " prefixes.
 func fileLines(err error) string {
 	msg := strings.ReplaceAll(err.Error(), "yaml: ", "")
-	return yamlLineRE.ReplaceAllStringFunc(msg, func(m string) string {
+	return yamlLineRE().ReplaceAllStringFunc(msg, func(m string) string {
 		n, _ := strconv.Atoi(strings.TrimPrefix(m, "line "))
 		return "line " + strconv.Itoa(n+1)
 	})

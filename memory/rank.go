@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/opsgate/opsgate/memory/docs"
@@ -81,23 +82,25 @@ var TypeBoosts = map[Intent]map[docs.Type]float64{
 }
 
 // intentWords are the words that show an intent.
-var intentWords = map[Intent]map[string]bool{
-	Incident: wordSet(`error errors erroring 5xx 4xx 500 502 503 504 429 401 403 404 down outage failing fails failed
+var intentWords = sync.OnceValue(func() map[Intent]map[string]bool {
+	return map[Intent]map[string]bool{
+		Incident: wordSet(`error errors erroring 5xx 4xx 500 502 503 504 429 401 403 404 down outage failing fails failed
 		failure failures crash crashes crashing crashloop crashloopbackoff oom oomkilled killed evicted evictions alert
 		alerts alerting firing fired paged page latency slow slowness timeout timeouts timing spike spiking broken
 		degraded incident pending restart restarts restarting lag lagging backlog stuck full pressure unavailable
 		rollback roll revert undo exhausted expired expiring expiry red hung hanging dropping dropped rejected
 		refused reset resets unhealthy notready imagepullbackoff throttled throttling leak leaking`),
-	History: wordSet(`incident incidents postmortem postmortems lesson lessons learned before previously happened
+		History: wordSet(`incident incidents postmortem postmortems lesson lessons learned before previously happened
 		history last inc`),
-	Verify: wordSet(`verify verified verifying verification checklist confirm confirmed validate validation
+		Verify: wordSet(`verify verified verifying verification checklist confirm confirmed validate validation
 		smoke`),
-	Tooling: wordSet(`command commands syntax cli flag flags usage`),
-	Convention: wordSet(`convention conventions policy policies freeze allowed rule rules approval approver naming
+		Tooling: wordSet(`command commands syntax cli flag flags usage`),
+		Convention: wordSet(`convention conventions policy policies freeze allowed rule rules approval approver naming
 		process etiquette`),
-	Context:    wordSet(`owns owner owners ownership architecture depends dependency dependencies overview responsible`),
-	Preference: wordSet(`prefer preference preferences favourite favorite`),
-}
+		Context:    wordSet(`owns owner owners ownership architecture depends dependency dependencies overview responsible`),
+		Preference: wordSet(`prefer preference preferences favourite favorite`),
+	}
+})
 
 // Components are the parts of a candidate's score, each before weighting
 // (what `memory search --explain` shows).

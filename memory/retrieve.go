@@ -369,14 +369,16 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // blockTag matches the wrappers' tags, in any case: a document must not
 // close (or open) a block itself, least of all an untrusted one.
-var blockTag = regexp.MustCompile(`(?i)<(/?\s*)(memory_context|untrusted_memory_candidates)`)
+var blockTag = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)<(/?\s*)(memory_context|untrusted_memory_candidates)`)
+})
 
 // defuse neutralises the blocks' tags inside document text.
 func defuse(s string) string {
 	if !strings.Contains(s, "<") {
 		return s
 	}
-	return blockTag.ReplaceAllString(s, "‹$1$2")
+	return blockTag().ReplaceAllString(s, "‹$1$2")
 }
 
 // recordUsage records that q's run was given refs.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/opsgate/opsgate/policy/redact"
@@ -108,7 +109,10 @@ func (m *Memory) secretKinds(text string) []string {
 	return kinds
 }
 
-var markerRE = regexp.MustCompile(`\[REDACTED:([A-Za-z0-9_.-]+)\]`)
+// markerRE and the other patterns of this package are compiled on first
+// use: serve links memory in but may never scan a document, and a regexp
+// compiled at init costs its memory from the start.
+var markerRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[REDACTED:([A-Za-z0-9_.-]+)\]`) })
 
 type counts struct {
 	n     map[string]int
@@ -117,7 +121,7 @@ type counts struct {
 
 func markerCounts(s string) counts {
 	c := counts{n: map[string]int{}}
-	for _, m := range markerRE.FindAllStringSubmatch(s, -1) {
+	for _, m := range markerRE().FindAllStringSubmatch(s, -1) {
 		if c.n[m[1]] == 0 {
 			c.order = append(c.order, m[1])
 		}
@@ -133,7 +137,7 @@ func markerCounts(s string) counts {
 // must"), and "you are now" only when it gives the model a new identity,
 // so that runbook prose ("the gateway will act as a proxy", "you are now
 // connected") passes.
-var injectionREs = func() []*regexp.Regexp {
+var injectionREs = sync.OnceValue(func() []*regexp.Regexp {
 	var out []*regexp.Regexp
 	for _, p := range []string{
 		`\bignore\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding)\s+(?:instructions|prompts?|rules|directions)\b`,
@@ -148,7 +152,7 @@ var injectionREs = func() []*regexp.Regexp {
 		out = append(out, regexp.MustCompile(`(?i)`+p))
 	}
 	return out
-}()
+})
 
 var zeroWidth = strings.NewReplacer("\u200b", "", "\u200c", "", "\u200d", "", "\u2060", "", "\ufeff", "", "\u00ad", "")
 
@@ -158,7 +162,7 @@ func injections(text string) []string {
 	text = zeroWidth.Replace(text)
 	var out []string
 	seen := map[string]bool{}
-	for _, re := range injectionREs {
+	for _, re := range injectionREs() {
 		for _, m := range re.FindAllString(text, -1) {
 			phrase := strings.ToLower(strings.Join(strings.Fields(strings.TrimLeft(m, ".!?:;")), " "))
 			for _, lead := range []string{"please ", "now ", "you will ", "you must ", "you should "} {
@@ -177,23 +181,25 @@ func injections(text string) []string {
 
 // logLineREs recognise what a log line looks like: a timestamp at the
 // start, a level word, a stack frame, a JSON log record.
-var logLineREs = []*regexp.Regexp{
-	// 2024-05-01T12:00:00, 2024/05/01 12:00:00, [2024-05-01 12:00:00.123]
-	regexp.MustCompile(`^\s*[\[(]?\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}`),
-	// 12:00:00.123 …
-	regexp.MustCompile(`^\s*[\[(]?\d{2}:\d{2}:\d{2}`),
-	// syslog: May  1 12:00:00
-	regexp.MustCompile(`^\s*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d{1,2}\s+\d{2}:\d{2}:\d{2}`),
-	// klog: I0501 12:00:00.000000
-	regexp.MustCompile(`^[IWEF]\d{4}\s+\d{2}:\d{2}:\d{2}`),
-	// level words, and logfmt levels
-	regexp.MustCompile(`\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|PANIC)\b|\blevel=\w+`),
-	// stack frames: Java/JS "at x.y(…)", Python "File "…", line 3", Go
-	// "/path/file.go:12 +0x1d" and "goroutine 1 [running]:"
-	regexp.MustCompile(`^\s+at\s+\S+[(:]|^\s*File\s+".*",\s+line\s+\d+|\.go:\d+(?:\s+\+0x[0-9a-f]+)?\s*$|^goroutine\s+\d+\s+\[`),
-	// JSON log records
-	regexp.MustCompile(`^\s*\{.*"(?:level|lvl|severity|msg|message|ts|time|timestamp|@timestamp)"\s*:`),
-}
+var logLineREs = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		// 2024-05-01T12:00:00, 2024/05/01 12:00:00, [2024-05-01 12:00:00.123]
+		regexp.MustCompile(`^\s*[\[(]?\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}`),
+		// 12:00:00.123 …
+		regexp.MustCompile(`^\s*[\[(]?\d{2}:\d{2}:\d{2}`),
+		// syslog: May  1 12:00:00
+		regexp.MustCompile(`^\s*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d{1,2}\s+\d{2}:\d{2}:\d{2}`),
+		// klog: I0501 12:00:00.000000
+		regexp.MustCompile(`^[IWEF]\d{4}\s+\d{2}:\d{2}:\d{2}`),
+		// level words, and logfmt levels
+		regexp.MustCompile(`\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|PANIC)\b|\blevel=\w+`),
+		// stack frames: Java/JS "at x.y(…)", Python "File "…", line 3", Go
+		// "/path/file.go:12 +0x1d" and "goroutine 1 [running]:"
+		regexp.MustCompile(`^\s+at\s+\S+[(:]|^\s*File\s+".*",\s+line\s+\d+|\.go:\d+(?:\s+\+0x[0-9a-f]+)?\s*$|^goroutine\s+\d+\s+\[`),
+		// JSON log records
+		regexp.MustCompile(`^\s*\{.*"(?:level|lvl|severity|msg|message|ts|time|timestamp|@timestamp)"\s*:`),
+	}
+})
 
 // logLines counts content's non-blank lines and those that look like log
 // lines.
@@ -203,7 +209,7 @@ func logLines(content string) (lines, logs int) {
 			continue
 		}
 		lines++
-		for _, re := range logLineREs {
+		for _, re := range logLineREs() {
 			if re.MatchString(l) {
 				logs++
 				break

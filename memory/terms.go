@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -32,7 +33,7 @@ func Terms(text string) []string {
 		parts := strings.FieldsFunc(field, notWord)
 		for _, w := range parts {
 			w = numberPlural(w)
-			if len([]rune(w)) < 2 || stopWords[w] || seen[w] {
+			if len([]rune(w)) < 2 || stopWords()[w] || seen[w] {
 				continue
 			}
 			seen[w] = true
@@ -87,7 +88,8 @@ func words(text string) []string {
 
 // stopWords are English function words and the filler of chat messages:
 // words that say nothing about which document is wanted.
-var stopWords = wordSet(`
+var stopWords = sync.OnceValue(func() map[string]bool {
+	return wordSet(`
 a about above after again against all almost also am among an and any anybody anyone anything
 anyway anywhere are aren around as at be became because become been before being below between
 both but by can cannot cant could couldn did didn do does doesn doing don done down during each
@@ -114,6 +116,7 @@ someone somebody anybody anyone people person anyway also else bit lot lots litt
 something whats hows wheres whos keep keeps kept keeping weird bunch couple sure ideas totally im ive id youre were theyre dont doesnt didnt isnt arent wasnt
 cant couldnt wouldnt shouldnt wont haven hasn weve youve theyve thats theres heres
 `)
+})
 
 func wordSet(s string) map[string]bool {
 	m := map[string]bool{}
@@ -133,12 +136,12 @@ type Question struct {
 }
 
 // incidentID finds incident ids: INC-2142, inc 2142, INC2142.
-var incidentID = regexp.MustCompile(`(?i)\binc[-_ ]?(\d+)\b`)
+var incidentID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\binc[-_ ]?(\d+)\b`) })
 
 // NewQuestion reads a search text.
 func NewQuestion(text string) Question {
 	q := Question{Text: text, Terms: Terms(text), Intents: []Intent{General}, envs: map[string]bool{}}
-	norm := incidentID.ReplaceAllString(text, " inc-$1 ")
+	norm := incidentID().ReplaceAllString(text, " inc-$1 ")
 	for _, f := range strings.Fields(strings.ToLower(norm)) {
 		if strings.HasPrefix(f, "inc-") {
 			q.words = append(q.words, strings.TrimRightFunc(f, notWord))
@@ -154,7 +157,7 @@ func NewQuestion(text string) Question {
 			q.envs[env] = true
 		}
 		for _, in := range []Intent{Incident, History, Verify, Tooling, Convention, Context, Preference} {
-			if !seen[in] && intentWords[in][w] {
+			if !seen[in] && intentWords()[in][w] {
 				seen[in] = true
 				q.Intents = append(q.Intents, in)
 			}
@@ -193,7 +196,7 @@ func (q Question) names(kind, v string) bool {
 		}
 	}
 	if kind == "incident" {
-		if m := incidentID.FindStringSubmatch(v); m != nil {
+		if m := incidentID().FindStringSubmatch(v); m != nil {
 			return slices.Contains(q.words, "inc-"+m[1])
 		}
 	}

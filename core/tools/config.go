@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
@@ -69,12 +68,25 @@ func WithConnectTimeout(d time.Duration) Option {
 	return func(h *Host) { h.connectTimeout = d }
 }
 
-// toolsetName is what a toolset name may look like: it becomes a prefix of
-// model-facing tool names and a value the model passes to load_toolset.
-var toolsetName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,32}$`)
+// toolsetName reports whether s may be a toolset name, ^[a-zA-Z0-9_-]{1,32}$:
+// it becomes a prefix of model-facing tool names and a value the model
+// passes to load_toolset. (A regexp's {1,32} compiles to 32 copies, 30 KB
+// of heap at every start.)
+func toolsetName(s string) bool {
+	if len(s) == 0 || len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 func (c ServerConfig) validate() error {
-	if !toolsetName.MatchString(c.Name) {
+	if !toolsetName(c.Name) {
 		return fmt.Errorf("name %q: want 1 to 32 letters, digits, '_' or '-'", c.Name)
 	}
 	kinds := 0
