@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -35,17 +36,10 @@ type conversationView struct {
 
 func (a *API) conversation(w http.ResponseWriter, r *http.Request, _ core.Actor) {
 	key := r.PathValue("key")
-	// Store.Conversation would create it; the API only reads.
-	cs, err := a.o.Store.Conversations(r.Context(), core.ConversationFilter{KeyPrefix: key})
+	c, err := a.find(r.Context(), key)
 	if err != nil {
 		a.fail(w, "conversation", err)
 		return
-	}
-	var c *core.Conversation
-	for i := range cs {
-		if cs[i].Key == key {
-			c = &cs[i]
-		}
 	}
 	if c == nil {
 		writeError(w, http.StatusNotFound, "not_found", "no conversation "+strconv.Quote(key))
@@ -62,6 +56,21 @@ func (a *API) conversation(w http.ResponseWriter, r *http.Request, _ core.Actor)
 	}
 	v.Messages, v.Runs = nonNil(v.Messages), nonNil(v.Runs)
 	a.reply(w, http.StatusOK, v)
+}
+
+// find returns the stored conversation key, or nil. (Store.Conversation
+// would create it; the API only reads.)
+func (a *API) find(ctx context.Context, key string) (*core.Conversation, error) {
+	cs, err := a.o.Store.Conversations(ctx, core.ConversationFilter{KeyPrefix: key})
+	if err != nil {
+		return nil, err
+	}
+	for i := range cs {
+		if cs[i].Key == key {
+			return &cs[i], nil
+		}
+	}
+	return nil, nil
 }
 
 // intParam reads a non-negative integer query parameter.

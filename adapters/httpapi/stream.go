@@ -102,30 +102,16 @@ func (a *API) streamKey(w http.ResponseWriter, r *http.Request) (string, bool) {
 		}
 		return key, true
 	}
-	found, err := a.exists(r.Context(), key)
+	c, err := a.find(r.Context(), key)
 	if err != nil {
 		a.fail(w, "conversation", err)
 		return "", false
 	}
-	if !found {
+	if c == nil {
 		writeError(w, http.StatusNotFound, "not_found", "no conversation "+strconv.Quote(key))
 		return "", false
 	}
 	return key, true
-}
-
-// exists reports whether the conversation key is stored.
-func (a *API) exists(ctx context.Context, key string) (bool, error) {
-	cs, err := a.o.Store.Conversations(ctx, core.ConversationFilter{KeyPrefix: key})
-	if err != nil {
-		return false, err
-	}
-	for _, c := range cs {
-		if c.Key == key {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // cursor says what a stream replays before the live events: the
