@@ -127,6 +127,33 @@ func (r *rig) do(token, method, path string, body io.Reader) (int, []byte) {
 	return resp.StatusCode, raw
 }
 
+// badRequest is a request that must get status with the error code.
+type badRequest struct {
+	name, token, method, path, body string
+	status                          int
+	code                            string
+}
+
+// expectErrors sends each request and checks its status and error code.
+func (r *rig) expectErrors(t *testing.T, reqs []badRequest) {
+	t.Helper()
+	for _, tc := range reqs {
+		t.Run(tc.name, func(t *testing.T) {
+			var body io.Reader
+			if tc.body != "" {
+				body = strings.NewReader(tc.body)
+			}
+			status, raw := r.do(tc.token, tc.method, tc.path, body)
+			if status != tc.status {
+				t.Fatalf("status = %d %s, want %d", status, raw, tc.status)
+			}
+			if code, _ := errorCode(t, raw); code != tc.code {
+				t.Errorf("code = %q, want %q", code, tc.code)
+			}
+		})
+	}
+}
+
 // errorCode is the code of an error body.
 func errorCode(t *testing.T, raw []byte) (code, message string) {
 	t.Helper()
@@ -275,11 +302,7 @@ func TestAPIBadInput(t *testing.T) {
 	approve := `{"decision":"approve"}`
 	alice := r.tokens["alice"]
 	big := `{"decision":"approve","reason":"` + strings.Repeat("x", 2<<20) + `"}`
-	for _, tc := range []struct {
-		name, token, method, path, body string
-		status                          int
-		code                            string
-	}{
+	r.expectErrors(t, []badRequest{
 		{"no token", "", "POST", decision, approve, 401, "unauthorized"},
 		{"invalid token", httpapi.TokenPrefix + "not-a-token", "POST", decision, approve, 401, "unauthorized"},
 		{"token of another scheme", "abc", "GET", "/api/v1/conversations", "", 401, "unauthorized"},
@@ -293,21 +316,7 @@ func TestAPIBadInput(t *testing.T) {
 		{"unknown conversation", alice, "GET", "/api/v1/conversations/" + url.PathEscape("api:nope"), "", 404, "not_found"},
 		{"unknown run", alice, "POST", "/api/v1/runs/nope/stop", "", 404, "not_found"},
 		{"unknown endpoint", alice, "GET", "/api/v1/nope", "", 404, "not_found"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var body io.Reader
-			if tc.body != "" {
-				body = strings.NewReader(tc.body)
-			}
-			status, raw := r.do(tc.token, tc.method, tc.path, body)
-			if status != tc.status {
-				t.Fatalf("status = %d %s, want %d", status, raw, tc.status)
-			}
-			if code, _ := errorCode(t, raw); code != tc.code {
-				t.Errorf("code = %q, want %q", code, tc.code)
-			}
-		})
-	}
+	})
 	got, err := r.stack.Store.Approval(t.Context(), a.ID)
 	if err != nil || got.Status != core.ApprovalPending || len(got.Votes) != 0 {
 		t.Errorf("approval after bad requests = %+v, %v; want pending without votes", got, err)

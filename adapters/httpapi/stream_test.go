@@ -284,11 +284,7 @@ func TestSSEBadInput(t *testing.T) {
 	r := newRig(t)
 	bob := r.tokens["bob"]
 	big := `{"text":"` + strings.Repeat("x", 2<<20) + `"}`
-	for _, tc := range []struct {
-		name, token, method, path, body string
-		status                          int
-		code                            string
-	}{
+	r.expectErrors(t, []badRequest{
 		{"no token", "", "POST", "/api/v1/conversations/api:x/messages", `{"text":"hi"}`, 401, "unauthorized"},
 		{"invalid token", "og_nope", "GET", "/api/v1/conversations/api:x/events", "", 401, "unauthorized"},
 		{"2 MB body", bob, "POST", "/api/v1/conversations/api:x/messages", big, 413, "too_large"},
@@ -299,21 +295,7 @@ func TestSSEBadInput(t *testing.T) {
 		{"unknown conversation", bob, "POST", "/api/v1/conversations/slack:T0:C0:1.2/messages", `{"text":"hi"}`, 404, "not_found"},
 		{"follow unknown conversation", bob, "GET", "/api/v1/conversations/discord:nope/events", "", 404, "not_found"},
 		{"bad Last-Event-ID", bob, "GET", "/api/v1/conversations/api:x/events?after=-3", "", 400, "invalid"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var body io.Reader
-			if tc.body != "" {
-				body = strings.NewReader(tc.body)
-			}
-			status, raw := r.do(tc.token, tc.method, tc.path, body)
-			if status != tc.status {
-				t.Fatalf("= %d %s, want %d", status, raw, tc.status)
-			}
-			if code, _ := errorCode(t, raw); code != tc.code {
-				t.Errorf("code = %s, want %s", code, tc.code)
-			}
-		})
-	}
+	})
 	cs, err := r.stack.Store.Conversations(t.Context(), core.ConversationFilter{})
 	if err != nil {
 		t.Fatal(err)

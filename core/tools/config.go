@@ -68,11 +68,11 @@ func WithConnectTimeout(d time.Duration) Option {
 	return func(h *Host) { h.connectTimeout = d }
 }
 
-// toolsetName reports whether s may be a toolset name, ^[a-zA-Z0-9_-]{1,32}$:
-// it becomes a prefix of model-facing tool names and a value the model
-// passes to load_toolset. (A regexp's {1,32} compiles to 32 copies, 30 KB
-// of heap at every start.)
-func toolsetName(s string) bool {
+// ValidName reports whether s may be a toolset (server) name,
+// ^[a-zA-Z0-9_-]{1,32}$: it becomes a prefix of model-facing tool names and
+// a value the model passes to load_toolset. (A regexp's {1,32} compiles to
+// 32 copies, 30 KB of heap at every start.)
+func ValidName(s string) bool {
 	if len(s) == 0 || len(s) > 32 {
 		return false
 	}
@@ -86,7 +86,7 @@ func toolsetName(s string) bool {
 }
 
 func (c ServerConfig) validate() error {
-	if !toolsetName(c.Name) {
+	if !ValidName(c.Name) {
 		return fmt.Errorf("name %q: want 1 to 32 letters, digits, '_' or '-'", c.Name)
 	}
 	kinds := 0

@@ -2,32 +2,18 @@ package config
 
 import (
 	"fmt"
-	"github.com/opsgate/opsgate/memory"
 	"net"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/opsgate/opsgate/core/tools"
+	"github.com/opsgate/opsgate/memory"
 )
 
 // ReservedToolsets are toolset names opsgate provides itself.
 var ReservedToolsets = []string{"memory"}
-
-// serverName reports whether s may be a server (toolset) name,
-// ^[A-Za-z0-9_-]{1,32}$. (A regexp's {1,32} compiles to 32 copies, 30 KB of
-// heap at every start.)
-func serverName(s string) bool {
-	if len(s) == 0 || len(s) > 32 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
 
 // Validate checks every key and returns the first problem as one error
 // naming the key and what to do about it.
@@ -121,7 +107,7 @@ func (c *Config) validateTools() error {
 		switch {
 		case s.Name == "":
 			return c.errorf(p+".name", "must be set (it is also the toolset name)")
-		case !serverName(s.Name):
+		case !tools.ValidName(s.Name):
 			return c.errorf(p+".name", "%q: use 1 to 32 letters, digits, - and _", s.Name)
 		case slices.Contains(ReservedToolsets, s.Name):
 			return c.errorf(p+".name", "%q is reserved for opsgate's own tools; pick another name", s.Name)
