@@ -15,10 +15,11 @@
 // `make bench` runs cmd/opsgate-bench, which measures every figure, prints
 // one table (figure, measured, target, pass/miss, note) and writes the same
 // as JSON to bench/results.json, in about three minutes on two cores, and
-// three more for figure 10, which fills two stores with 100,000 documents
-// (-only 2,3,4,5 picks figures). Figures 1, 6, 7 and 8 also have Benchmark
-// functions for `go test -bench`, which report their numbers with
-// b.ReportMetric but give no verdict.
+// three more for figure 10, which fills two stores with 100,000 documents,
+// and two more for figure 11 (-only 2,3,4,5 picks figures; -merge keeps
+// the other figures' rows of bench/results.json). Figures 1, 6, 7 and 8
+// also have Benchmark functions for `go test -bench`, which report their
+// numbers with b.ReportMetric but give no verdict.
 //
 // # Figures
 //
@@ -48,6 +49,12 @@
 //     documents (the labelled corpus and generated operations notes) on
 //     SQLite and PostgreSQL, memory_prepare's added latency per turn, and
 //     recall@3 and MRR on the labelled set (memory/testdata).
+//  11. [APIStreams]: the HTTP API's SSE streams (GET
+//     /api/v1/conversations/{key}/events) on the real engine and
+//     httpapi.API: each event of a 500-token run from its emission to the
+//     last of 100 HTTP clients having parsed it (and to a single client),
+//     the memory of 1,000 idle streams, and figures 2 and 3 re-measured
+//     with and without 100 streams following every chat.
 //
 // # Reading the numbers
 //

@@ -77,3 +77,13 @@ func TestMemoryFigureQuick(t *testing.T) {
 	}
 	runFigures(t, map[string]int{"10": 6})
 }
+
+// TestStreamsFigureQuick runs figure 11 (SSE subscribers of the HTTP API on
+// a run, idle streams' memory, figures 2 and 3 with followers) at
+// smoke-test sizes.
+func TestStreamsFigureQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams replies to HTTP API followers and through the Telegram adapter; skipped with -short")
+	}
+	runFigures(t, map[string]int{"11": 5})
+}

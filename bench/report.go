@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -90,6 +93,59 @@ func (r *Report) WriteJSON(path string) error {
 		return err
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// FigureOf is the figure a row belongs to: "11" for "11. …".
+func FigureOf(row Row) string {
+	id, _, _ := strings.Cut(row.Figure, ".")
+	return id
+}
+
+// MergeFile keeps, from the report at path (when there is one), the rows of
+// the figures this report did not measure, in the order with this
+// report's own. The report's time, machine and duration stay this run's.
+func (r *Report) MergeFile(path string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var old Report
+	if err := json.Unmarshal(b, &old); err != nil {
+		return fmt.Errorf("bench: %s: %w", path, err)
+	}
+	ran := map[string]bool{}
+	for _, row := range r.Rows {
+		ran[FigureOf(row)] = true
+	}
+	byFigure := map[string][]Row{}
+	for _, row := range old.Rows {
+		if id := FigureOf(row); !ran[id] {
+			byFigure[id] = append(byFigure[id], row)
+		}
+	}
+	for _, row := range r.Rows {
+		byFigure[FigureOf(row)] = append(byFigure[FigureOf(row)], row)
+	}
+	ids := make([]string, 0, len(byFigure))
+	for id := range byFigure {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, errA := strconv.Atoi(ids[i])
+		b, errB := strconv.Atoi(ids[j])
+		if errA != nil || errB != nil {
+			return ids[i] < ids[j]
+		}
+		return a < b
+	})
+	r.Rows = nil
+	for _, id := range ids {
+		r.Rows = append(r.Rows, byFigure[id]...)
+	}
+	return nil
 }
 
 // cpuModel is lscpu's "Model name", read from /proc/cpuinfo.

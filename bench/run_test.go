@@ -84,3 +84,27 @@ func TestSidesDoTheSameWork(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeFile checks that -merge keeps the other figures' rows of the
+// previous report and replaces the ones measured again, in figure order.
+func TestMergeFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.json")
+	old := &Report{Rows: []Row{{Figure: "2. a"}, {Figure: "10. b"}, {Figure: "11. old"}, {Figure: "11. older"}}}
+	if err := old.WriteJSON(path); err != nil {
+		t.Fatal(err)
+	}
+	r := &Report{Rows: []Row{{Figure: "11. new"}, {Figure: "3. c"}}}
+	if err := r.MergeFile(path); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, row := range r.Rows {
+		got = append(got, row.Figure)
+	}
+	if want := "2. a|3. c|10. b|11. new"; strings.Join(got, "|") != want {
+		t.Errorf("merged rows %q, want %q", strings.Join(got, "|"), want)
+	}
+	if err := r.MergeFile(filepath.Join(t.TempDir(), "none.json")); err != nil {
+		t.Errorf("no previous report: %v", err)
+	}
+}

@@ -35,6 +35,9 @@ type stackConfig struct {
 	storeURL string
 	// sender receives the engine's events; nil discards them.
 	sender core.EventSender
+	// display prepares events for people (core.Deps.Display), as
+	// cmd/opsgate sets the redactor's; nil keeps them.
+	display func(core.Event) core.Event
 }
 
 // stack is the whole engine as production wires it, around the in-repo
@@ -93,7 +96,7 @@ func newStack(cfg stackConfig) (_ *stack, err error) {
 	if sender == nil {
 		sender = core.SenderFunc(func(context.Context, core.Event) error { return nil })
 	}
-	s.engine, err = core.NewEngine(ccfg, core.Deps{Model: model, Tools: s.host, Store: s.store, Sender: sender, Logger: lg})
+	s.engine, err = core.NewEngine(ccfg, core.Deps{Model: model, Tools: s.host, Store: s.store, Sender: sender, Logger: lg, Display: cfg.display})
 	return s, err
 }
 

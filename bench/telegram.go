@@ -43,8 +43,9 @@ const debounce = 300 * time.Millisecond
 // sender, as cmd/opsgate does.
 type engineRef struct{ *core.Engine }
 
-// newTGStack starts a stack whose adapter allows the users allowed.
-func newTGStack(allowed []int64) (_ *tgStack, err error) {
+// newTGStack starts a stack whose adapter allows the users allowed; display,
+// when set, is the engine's core.Deps.Display (cmd/opsgate's redactor).
+func newTGStack(allowed []int64, display func(core.Event) core.Event) (_ *tgStack, err error) {
 	s := &tgStack{tg: telegramtest.NewServer(), llm: llmfake.NewServer()}
 	defer func() {
 		if err != nil {
@@ -74,7 +75,7 @@ func newTGStack(allowed []int64) (_ *tgStack, err error) {
 	}
 	// Memory is on, as serve's defaults have it.
 	s.engine, err = core.NewEngine(core.Config{SystemPrompt: systemPrompt, DefaultToolsets: []string{}, MemoryEnabled: true},
-		core.Deps{Model: model, Tools: s.host, Store: s.store, Sender: s.ad.Sender(), Logger: lg})
+		core.Deps{Model: model, Tools: s.host, Store: s.store, Sender: s.ad.Sender(), Logger: lg, Display: display})
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +246,7 @@ func newScriptedChats(base int64, n, chunks int, question func(int) string) (*sc
 		c.texts[question(i)] = replyText(fmt.Sprint(i), chunks)
 		c.want[c.users[i]] = c.texts[question(i)]
 	}
-	s, err := newTGStack(c.users)
+	s, err := newTGStack(c.users, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,8 @@ import (
 
 func main() {
 	out := flag.String("out", "bench/results.json", "write the report as JSON to this file (empty: do not write)")
-	only := flag.String("only", "", "comma-separated figures to run (1-10, e.g. 2,3,10); empty runs all")
+	only := flag.String("only", "", "comma-separated figures to run (1-11, e.g. 2,3,11); empty runs all")
+	merge := flag.Bool("merge", false, "keep the rows of the figures not run from the -out file (with -only)")
 	quick := flag.Bool("quick", false, "smoke-test sizes: every path runs, the numbers mean nothing")
 	timeout := flag.Duration("timeout", 9*time.Minute, "give up after this long")
 	flag.Parse()
@@ -39,6 +40,12 @@ func main() {
 	fmt.Println()
 	r.Print(os.Stdout)
 	if *out != "" {
+		if *merge {
+			if err := r.MergeFile(*out); err != nil {
+				fmt.Fprintf(os.Stderr, "opsgate-bench: %v\n", err)
+				os.Exit(1)
+			}
+		}
 		if err := r.WriteJSON(*out); err != nil {
 			fmt.Fprintf(os.Stderr, "opsgate-bench: %v\n", err)
 			os.Exit(1)
