@@ -91,6 +91,8 @@ type API struct {
 	mux       *http.ServeMux
 	heartbeat time.Duration
 
+	// hubs are the subscriptions of the streams, one per conversation.
+	hubs hubs
 	// done ends every stream when closed (Close).
 	done      chan struct{}
 	closeOnce sync.Once

@@ -145,19 +145,17 @@ func cursorOf(w http.ResponseWriter, r *http.Request) (cursor, bool) {
 	return c, true
 }
 
-// stream subscribes to the conversation, then calls start (sending the
-// message of a POST), replays what from selects and follows the live
-// events. A POST's stream (untilDone) ends after the completed event that
-// leaves the conversation with nothing running or queued; a follow ends
-// when the client goes, falls too far behind, the token is revoked or the
-// API closes.
+// stream joins the conversation's hub (so every event from now on reaches
+// it), then calls start (sending the message of a POST), replays what from
+// selects and follows the live events. A POST's stream (untilDone) ends
+// after the completed event that leaves the conversation with nothing
+// running or queued; a follow ends when the client goes, falls too far
+// behind, the token is revoked or the API closes.
 func (a *API) stream(w http.ResponseWriter, r *http.Request, key string, from cursor, untilDone bool, start func() error) {
-	live := &liveStream{ch: make(chan core.Event, streamBuffer), full: make(chan struct{})}
-	// Subscribed before anything is sent or read: every event after this
-	// point is live, every one before it is in the store (Engine.Events).
-	cancel := a.o.Engine.Subscribe(key, live, core.SubscribeOptions{})
-	live.cancel = cancel
-	defer cancel()
+	live := newLiveStream()
+	// Joined before anything is sent or read: every event after this point
+	// is live, every one before it is in the store (Engine.Events).
+	defer a.hubs.join(a, key, live)()
 	if start != nil {
 		if err := start(); err != nil {
 			a.failStart(w, err)
@@ -170,8 +168,8 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request, key string, from cu
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	w.WriteHeader(http.StatusOK)
-	out := &sseWriter{w: w, rc: http.NewResponseController(w), redact: a.o.Redact}
-	if err := out.flush(); err != nil {
+	out := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	if err := out.send(); err != nil {
 		return
 	}
 	last := from.after
@@ -184,10 +182,16 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request, key string, from cu
 				return
 			}
 			for _, ev := range evs {
-				if err := out.event(ev); err != nil {
+				f, err := encodeFrame(ev, a.o.Redact)
+				if err != nil {
+					a.log.Error("api: encoding an event", "conv", key, "seq", ev.Seq, "err", err)
 					return
 				}
+				out.buf.Write(f.data)
 				last = ev.Seq
+			}
+			if out.send() != nil {
+				return
 			}
 			if len(evs) < replayPage {
 				break
@@ -198,15 +202,21 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request, key string, from cu
 	defer beat.Stop()
 	for {
 		select {
-		case ev := <-live.ch:
-			if ev.Seq <= last {
-				continue // replayed already
+		case <-live.wake:
+			// Everything waiting goes out in one write and one flush.
+			done := false
+			for _, f := range live.take() {
+				if f.seq <= last {
+					continue // replayed already
+				}
+				out.buf.Write(f.data)
+				last = f.seq
+				if untilDone && f.typ == core.EventCompleted && a.idle(ctx, key, f.runID) {
+					done = true
+					break
+				}
 			}
-			if err := out.event(ev); err != nil {
-				return
-			}
-			last = ev.Seq
-			if untilDone && ev.Type == core.EventCompleted && a.idle(ctx, key, ev.RunID) {
+			if out.send() != nil || done {
 				return
 			}
 		case <-beat.C:
@@ -264,75 +274,157 @@ func (a *API) failStart(w http.ResponseWriter, err error) {
 	}
 }
 
-// liveStream is a stream's subscription: a bounded queue the handler
-// drains. It never blocks the engine's delivery; when the queue is full
-// the stream is cut off (full closes) and unsubscribed.
-type liveStream struct {
-	ch     chan core.Event
-	full   chan struct{}
-	once   sync.Once
-	cancel func()
+// hubs are the API's subscriptions to the engine, one per conversation
+// that has streams: each event is encoded and redacted once, whatever the
+// number of streams following the conversation.
+type hubs struct {
+	mu sync.Mutex
+	m  map[string]*hub
 }
 
-var errStreamFull = errors.New("httpapi: the stream's client is too far behind; it was closed")
-
-// Send implements core.EventSender.
-func (s *liveStream) Send(_ context.Context, ev core.Event) error {
-	select {
-	case s.ch <- ev:
-		return nil
-	default:
-		var first bool
-		s.once.Do(func() {
-			first = true
-			close(s.full)
-			s.cancel()
+// join adds s to the hub of conversation key, subscribing the hub when it
+// is the first, and returns leave, which removes s (and unsubscribes the
+// hub when it was the last).
+func (hs *hubs) join(a *API, key string, s *liveStream) (leave func()) {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if hs.m == nil {
+		hs.m = map[string]*hub{}
+	}
+	h := hs.m[key]
+	if h == nil {
+		h = &hub{a: a, key: key, streams: map[*liveStream]struct{}{}}
+		hs.m[key] = h
+		h.cancel = a.o.Engine.Subscribe(key, h, core.SubscribeOptions{})
+	}
+	h.mu.Lock()
+	h.streams[s] = struct{}{}
+	h.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			hs.mu.Lock()
+			defer hs.mu.Unlock()
+			h.mu.Lock()
+			delete(h.streams, s)
+			empty := len(h.streams) == 0
+			h.mu.Unlock()
+			if empty && hs.m[key] == h {
+				delete(hs.m, key)
+				h.cancel()
+			}
 		})
-		if first {
-			return errStreamFull
-		}
-		return nil
 	}
 }
 
-// sseWriter writes Server-Sent Events, each flushed and bounded by
-// writeTimeout.
-type sseWriter struct {
-	w      http.ResponseWriter
-	rc     *http.ResponseController
-	redact func(string) string
-	buf    bytes.Buffer
+// hub is the one subscription of a conversation's streams.
+type hub struct {
+	a      *API
+	key    string
+	cancel func()
+
+	mu      sync.Mutex
+	streams map[*liveStream]struct{}
 }
 
-// event writes ev as "id: <seq>", "event: <type>" and one line of JSON.
-// The engine redacted it already; passing the API's redactor again is
-// cheap and keeps the rule that nothing leaves unredacted.
-func (s *sseWriter) event(ev core.Event) error {
-	data, err := redactJSON(ev, s.redact)
+// Send implements core.EventSender: it encodes ev once and queues the
+// frame for every stream, never waiting for one.
+func (h *hub) Send(_ context.Context, ev core.Event) error {
+	f, err := encodeFrame(ev, h.a.o.Redact)
 	if err != nil {
-		return err
+		return fmt.Errorf("httpapi: encoding event %d of %s: %w", ev.Seq, h.key, err)
 	}
-	s.buf.Reset()
-	fmt.Fprintf(&s.buf, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Type, bytes.TrimRight(data, "\n"))
-	return s.write()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.streams {
+		s.push(f)
+	}
+	return nil
+}
+
+// frame is an event as a stream writes it.
+type frame struct {
+	seq   int64
+	typ   core.EventType
+	runID string
+	data  []byte // "id: …\nevent: …\ndata: …\n\n"
+}
+
+// encodeFrame writes ev as "id: <seq>", "event: <type>" and one line of
+// JSON. The engine redacted it already; passing the API's redactor again
+// keeps the rule that nothing leaves unredacted.
+func encodeFrame(ev core.Event, redact func(string) string) (frame, error) {
+	data, err := redactJSON(ev, redact)
+	if err != nil {
+		return frame{}, err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Type, bytes.TrimRight(data, "\n"))
+	return frame{seq: ev.Seq, typ: ev.Type, runID: ev.RunID, data: b.Bytes()}, nil
+}
+
+// liveStream is one stream's queue of frames. It grows as needed up to
+// streamBuffer; a stream further behind is cut off (full closes), so a
+// client that stops reading never holds up the hub, the run or the chat.
+type liveStream struct {
+	mu       sync.Mutex
+	q        []frame
+	wake     chan struct{} // a frame is waiting
+	full     chan struct{}
+	fullOnce sync.Once
+}
+
+func newLiveStream() *liveStream {
+	return &liveStream{wake: make(chan struct{}, 1), full: make(chan struct{})}
+}
+
+func (s *liveStream) push(f frame) {
+	s.mu.Lock()
+	if len(s.q) >= streamBuffer {
+		s.mu.Unlock()
+		s.fullOnce.Do(func() { close(s.full) })
+		return
+	}
+	s.q = append(s.q, f)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the waiting frames and empties the queue.
+func (s *liveStream) take() []frame {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.q
+	s.q = nil
+	return q
+}
+
+// sseWriter writes a stream: what is in buf goes out in one write and one
+// flush, bounded by writeTimeout.
+type sseWriter struct {
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	buf bytes.Buffer
 }
 
 // comment writes an SSE comment line, which clients ignore.
 func (s *sseWriter) comment(text string) error {
-	s.buf.Reset()
 	fmt.Fprintf(&s.buf, ": %s\n\n", text)
-	return s.write()
+	return s.send()
 }
 
-func (s *sseWriter) write() error {
+// send writes and flushes buf.
+func (s *sseWriter) send() error {
 	_ = s.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
-	if _, err := s.w.Write(s.buf.Bytes()); err != nil {
-		return err
+	if s.buf.Len() > 0 {
+		_, err := s.w.Write(s.buf.Bytes())
+		s.buf.Reset()
+		if err != nil {
+			return err
+		}
 	}
-	return s.flush()
-}
-
-func (s *sseWriter) flush() error {
-	_ = s.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 	return s.rc.Flush()
 }
