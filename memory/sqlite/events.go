@@ -11,21 +11,32 @@ import (
 )
 
 // AppendEvents keeps evs in one transaction; an event already kept is left.
+// Rows go eventRows to a statement: one statement per token is most of
+// the cost of keeping a streamed answer.
 func (s *Store) AppendEvents(ctx context.Context, evs []core.Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
 	err := s.inTx(ctx, func(tx *txn) error {
-		for _, ev := range evs {
-			body, err := json.Marshal(ev)
-			if err != nil {
-				return fmt.Errorf("event %d: %w", ev.Seq, err)
+		args := make([]any, 0, 6*eventRows)
+		for len(evs) > 0 {
+			n := min(len(evs), eventRows)
+			args = args[:0]
+			for _, ev := range evs[:n] {
+				body, err := json.Marshal(ev)
+				if err != nil {
+					return fmt.Errorf("event %d: %w", ev.Seq, err)
+				}
+				args = append(args, ev.ConvKey, ev.Seq, ev.RunID, string(ev.Type), ev.Time.UnixMicro(), body)
 			}
-			if _, err := tx.exec(ctx, `INSERT INTO events (conv_key, seq, run_id, type, at, body)
-				VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (conv_key, seq) DO NOTHING`,
-				ev.ConvKey, ev.Seq, ev.RunID, string(ev.Type), ev.Time.UnixMicro(), body); err != nil {
+			query := insertFull
+			if n < eventRows {
+				query = insertEvents(n)
+			}
+			if _, err := tx.exec(ctx, query, args...); err != nil {
 				return err
 			}
+			evs = evs[n:]
 		}
 		return nil
 	})
@@ -33,6 +44,27 @@ func (s *Store) AppendEvents(ctx context.Context, evs []core.Event) error {
 		return fmt.Errorf("sqlite: keep events: %w", err)
 	}
 	return nil
+}
+
+// eventRows is the most rows one INSERT of events carries.
+const eventRows = 64
+
+// insertFull is the INSERT of eventRows events.
+var insertFull = insertEvents(eventRows)
+
+// insertEvents is the INSERT of n events. Each size is prepared once on
+// the writer and reused.
+func insertEvents(n int) string {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO events (conv_key, seq, run_id, type, at, body) VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`(?, ?, ?, ?, ?, ?)`)
+	}
+	b.WriteString(` ON CONFLICT (conv_key, seq) DO NOTHING`)
+	return b.String()
 }
 
 // Events returns the kept events q selects, in Seq order.
