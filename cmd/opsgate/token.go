@@ -11,6 +11,8 @@ import (
 
 	"github.com/opsgate/opsgate/adapters/httpapi"
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/internal/config"
+	"github.com/opsgate/opsgate/policy"
 )
 
 const tokenHelp = `Usage:
@@ -100,6 +102,7 @@ func (e *env) token(ctx context.Context, args []string) int {
 		}
 		fmt.Fprintln(e.stdout, secret)
 		fmt.Fprintf(e.stderr, "opsgate: token %s created for api:%s; it is shown only this once\n", t.ID, t.Person)
+		e.warnUnmapped(cfg, t.Person)
 	case "list":
 		list, err := ts.Tokens(ctx)
 		if err != nil {
@@ -127,4 +130,22 @@ func (e *env) token(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stdout, "revoked %s\n", rest[1])
 	}
 	return exitOK
+}
+
+// warnUnmapped warns when the policy file maps no person to api:<person>:
+// the token then acts as a person of its own, with no role, and every
+// decision it sends is refused.
+func (e *env) warnUnmapped(cfg *config.Config, person string) {
+	if cfg.Policy.File == "" {
+		return
+	}
+	pol, err := policy.Load(cfg.Policy.File, policyOptions(cfg))
+	if err != nil {
+		fmt.Fprintf(e.stderr, "opsgate: warning: the policy file could not be read to check api:%s: %v\n", person, err)
+		return
+	}
+	if id := "api:" + person; pol.Person(id) == id {
+		fmt.Fprintf(e.stderr, "opsgate: warning: %s maps no person to api:%s, so this token has no role; add it under people, e.g. %s: {api: %s}\n",
+			cfg.Policy.File, person, person, person)
+	}
 }

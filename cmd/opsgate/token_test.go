@@ -3,6 +3,8 @@ package main
 import (
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -95,5 +97,26 @@ func TestTokenCommands(t *testing.T) {
 	s.stop(t)
 	if log := s.log.String(); strings.Contains(log, alice) || strings.Contains(log, bob) {
 		t.Errorf("serve logged a token:\n%s", log)
+	}
+}
+
+// A token for a person the policy does not map to api:<person> has no
+// role: create says so, and still creates it.
+func TestTokenCreateWarnsAboutAnUnmappedPerson(t *testing.T) {
+	dir := t.TempDir()
+	model := llmfake.New(t)
+	pol := filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(pol, []byte("people:\n  carol: {api: carol}\n  erin: {slack: U0ERIN}\nroles:\n  sre: [carol, erin]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, dir, model.URL, "", "policy:\n  file: "+pol+"\n")
+	for person, warned := range map[string]bool{"carol": false, "erin": true} {
+		code, stdout, stderr := runMain(t, testEnv(), "token", "create", "--person", person, "--config", cfg)
+		if code != exitOK || !tokenLine.MatchString(stdout) {
+			t.Fatalf("token create --person %s: exit %d, stdout %q, stderr %q", person, code, stdout, stderr)
+		}
+		if got := strings.Contains(stderr, "warning: "+pol+" maps no person to api:"+person); got != warned {
+			t.Errorf("token create --person %s: warned %v, want %v: %q", person, got, warned, stderr)
+		}
 	}
 }
