@@ -109,7 +109,10 @@ export class RunView {
   // event for it later moves it to its place in the stream.
   placeCard(a) {
     const c = this.card(a);
-    if (!c.el.isConnected) this.body.append(c.el);
+    if (c.el.isConnected) return;
+    const t = this.tools.get(a.call_id);
+    if (t) t.el.after(c.el);
+    else this.body.append(c.el);
   }
 
   // message renders a stored message of the transcript.
@@ -169,11 +172,15 @@ export class RunView {
       break;
     }
     case "tool.awaiting_approval": {
-      if (ev.call) this.tool(ev.call).set("awaiting");
+      const t = ev.call ? this.tool(ev.call) : null;
+      if (t) t.set("awaiting");
       if (ev.approval) {
         const c = this.card(ev.approval);
         this.open = null;
-        this.body.append(c.el); // moves a card placed from the pending list
+        // Under the tool line it gates (this moves a card placed from the
+        // pending list), so the card reads before the line's outcome.
+        if (t) t.el.after(c.el);
+        else this.body.append(c.el);
       }
       this.setStatus("awaiting_approval");
       break;
