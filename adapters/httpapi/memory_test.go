@@ -31,6 +31,11 @@ func TestAPIMemorySearch(t *testing.T) {
 	if status != 200 || !bytes.Contains(raw, []byte(`"path":"payments-rollback.md"`)) {
 		t.Errorf("memory search = %d %s, want the runbook", status, raw)
 	}
+	for _, want := range []string{`"scope":"workspace"`, `"trust":"`, `"version":1`} {
+		if !bytes.Contains(raw, []byte(want)) {
+			t.Errorf("memory search = %s, want %s in it", raw, want)
+		}
+	}
 	if status, raw := r.do(r.tokens["bob"], "GET", "/api/v1/memory/search", nil); status != 400 {
 		t.Errorf("memory search without q = %d %s, want 400", status, raw)
 	}

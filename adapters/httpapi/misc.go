@@ -73,6 +73,12 @@ type memoryHit struct {
 	Tags    []string `json:"tags,omitempty"`
 	Content string   `json:"content"`
 	Score   float64  `json:"score"`
+	// Trust and Scope say how far to rely on it (admin_approved, …) and
+	// who sees it (workspace here).
+	Trust     string    `json:"trust"`
+	Scope     string    `json:"scope"`
+	Version   int       `json:"version"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // memorySearch answers GET /api/v1/memory/search?q=[&limit=] over the
@@ -98,7 +104,9 @@ func (a *API) memorySearch(w http.ResponseWriter, r *http.Request, _ core.Actor)
 	}
 	hits := make([]memoryHit, len(ss))
 	for i, s := range ss {
-		hits[i] = memoryHit{ID: s.Doc.ID, Path: s.Doc.Path, Title: s.Doc.Title, Type: string(s.Doc.Type), Tags: s.Doc.Tags, Content: s.Doc.Content, Score: s.Score}
+		d := s.Doc
+		hits[i] = memoryHit{ID: d.ID, Path: d.Path, Title: d.Title, Type: string(d.Type), Tags: d.Tags, Content: d.Content, Score: s.Score,
+			Trust: string(d.Trust), Scope: string(d.Scope.Kind), Version: d.Version, UpdatedAt: d.UpdatedAt}
 	}
 	a.reply(w, http.StatusOK, map[string]any{"results": hits})
 }
