@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opsgate/opsgate/adapters/httpapi"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/llm"
 	"github.com/opsgate/opsgate/core/tools"
@@ -86,6 +87,7 @@ func (e *env) doctor(ctx context.Context, args []string) int {
 	e.checkLLM(ctx, r, cfg)
 	e.checkTools(ctx, r, cfg)
 	e.checkStore(ctx, r, cfg)
+	e.checkTokens(ctx, r, cfg)
 	e.checkRest(r, cfg)
 	if r.problems > 0 {
 		fmt.Fprintf(r.w, "%d problem(s) found\n", r.problems)
@@ -254,6 +256,40 @@ func (e *env) checkStore(ctx context.Context, r *report, cfg *config.Config) {
 		return
 	}
 	r.ok("audit", "audit table and its append-only triggers in place")
+}
+
+// checkTokens counts the API tokens in use and warns about those whose
+// person the policy file does not map (they have no role).
+func (e *env) checkTokens(ctx context.Context, r *report, cfg *config.Config) {
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		return // checkStore said why
+	}
+	defer store.Close()
+	ts, ok := store.(httpapi.TokenStore)
+	if !ok {
+		return
+	}
+	list, err := ts.Tokens(ctx)
+	if err != nil {
+		r.fail("api", "", "listing the API tokens: %v", err)
+		return
+	}
+	pol, err := policy.Load(cfg.Policy.File, policyOptions(cfg))
+	if err != nil {
+		return // checkPolicy says why
+	}
+	active := 0
+	for _, t := range list {
+		if !t.RevokedAt.IsZero() {
+			continue
+		}
+		active++
+		if cfg.Policy.File != "" && unmapped(pol, t.Person) {
+			r.warn("api", "token %s: %s", t.ID, unmappedText(cfg, t.Person))
+		}
+	}
+	r.ok("api", "%d API token(s) in use, on %s", active, cfg.Server.Listen)
 }
 
 // schemaFix is the advice for a store changed outside opsgate.

@@ -101,7 +101,7 @@ func TestTokenCommands(t *testing.T) {
 }
 
 // A token for a person the policy does not map to api:<person> has no
-// role: create says so, and still creates it.
+// role: create says so, and still creates it; doctor lists it.
 func TestTokenCreateWarnsAboutAnUnmappedPerson(t *testing.T) {
 	dir := t.TempDir()
 	model := llmfake.New(t)
@@ -118,5 +118,11 @@ func TestTokenCreateWarnsAboutAnUnmappedPerson(t *testing.T) {
 		if got := strings.Contains(stderr, "warning: "+pol+" maps no person to api:"+person); got != warned {
 			t.Errorf("token create --person %s: warned %v, want %v: %q", person, got, warned, stderr)
 		}
+	}
+	// doctor says the same of the tokens in use.
+	_, stdout, _ := runMain(t, testEnv(), "doctor", "--config", cfg)
+	mustContain(t, "doctor", stdout, "2 API token(s) in use", "maps no person to api:erin")
+	if strings.Contains(stdout, "api:carol, so") {
+		t.Errorf("doctor warns about carol, whom the policy maps:\n%s", stdout)
 	}
 }
