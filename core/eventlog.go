@@ -65,12 +65,18 @@ func (l *eventLog) write() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		err := l.e.store.AppendEvents(ctx, batch)
 		cancel()
+		l.mu.Lock()
 		if err != nil {
 			// The events were delivered live; only a stream that
-			// reconnects later misses them.
+			// reconnects later misses them. What waits behind them is
+			// dropped too: a store that is down would otherwise hold
+			// every later event (and Shutdown) behind a timeout each.
+			dropped := len(l.queue)
+			clear(l.queue)
+			l.queue = l.queue[:0]
+			n += dropped
 			l.e.log.Error("keep events; a stream reconnecting will miss them", "events", n, "conv", batch[0].ConvKey, "err", err)
 		}
-		l.mu.Lock()
 		l.kept += uint64(n)
 		close(l.progress)
 		l.progress = make(chan struct{})
