@@ -594,7 +594,7 @@ func (anyoneDecides) MayDecide(core.Approval, core.Actor) core.Eligibility {
 // Decisions taken in two processes (two engines over one store) on the
 // approvals of one paused run number their events from the store: no
 // sequence number of the run is given twice, and later events get larger
-// ones.
+// ones, also when the first process emits again.
 func TestDecisionsInTwoProcessesNeverShareASequenceNumber(t *testing.T) {
 	h := newHarness(t)
 	h.loadWriteTools()
@@ -635,5 +635,15 @@ func TestDecisionsInTwoProcessesNeverShareASequenceNumber(t *testing.T) {
 			}
 			seen[ev.Seq] = ev.Type
 		}
+	}
+
+	// The first engine answers the next message: its events come after
+	// the third engine's, though its own block still had numbers left.
+	h.llm.Push(text("next"))
+	h.say("and now?")
+	next := h.rec.WaitCompleted(t, 2)
+	evs3 := rec3.Events()
+	if last3 := evs3[len(evs3)-1]; next.Seq <= last3.Seq {
+		t.Errorf("the next run's completed has seq %d, after %d from another engine; want numbers to keep growing", next.Seq, last3.Seq)
 	}
 }

@@ -17,6 +17,9 @@ type outbox struct {
 	mu sync.Mutex
 	// next is the last sequence number used here, last the last reserved.
 	next, last int64
+	// run and at are the run and time of the last event emitted here.
+	run string
+	at  time.Time
 }
 
 func newOutbox(e *Engine, convKey string) *outbox {
@@ -27,6 +30,14 @@ func newOutbox(e *Engine, convKey string) *outbox {
 // at a time: one store write per block, not per token.
 const seqBlock = 32
 
+// seqFresh is the pause after which an outbox leaves what is left of its
+// block and reserves anew. Another process may have emitted events of the
+// conversation meanwhile (a replica deciding an approval and resuming the
+// run) from a later block; numbers from this outbox's older block would
+// then go backwards, and a stream replaying "after N" would skip them.
+// Events of one process come in bursts far shorter than this.
+const seqFresh = time.Second
+
 // lastSeq returns the last sequence number given out here.
 func (o *outbox) lastSeq() int64 {
 	o.mu.Lock()
@@ -35,11 +46,16 @@ func (o *outbox) lastSeq() int64 {
 }
 
 // nextSeq returns the conversation's next sequence number, reserving a
-// block from the store when this outbox has none left. Numbers come from
+// block from the store when this outbox has none left, or when the event
+// starts a run here or follows a pause (seqFresh). Numbers come from
 // the store so that every process emitting events of a conversation (the
 // one running it, one deciding an approval, one resuming it) hands out
 // different, increasing ones. o.mu must be held.
-func (o *outbox) nextSeq() int64 {
+func (o *outbox) nextSeq(runID string, now time.Time) int64 {
+	if runID != o.run || now.Sub(o.at) > seqFresh {
+		o.next = o.last // a new run, or a pause: a fresh block
+	}
+	o.run, o.at = runID, now
 	if o.next >= o.last {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		last, err := o.e.store.ReserveSeq(ctx, o.convKey, seqBlock)
@@ -65,8 +81,8 @@ func (o *outbox) emit(runID string, ev Event) {
 	defer o.mu.Unlock()
 	ev.ConvKey = o.convKey
 	ev.RunID = runID
-	ev.Seq = o.nextSeq()
 	ev.Time = o.e.now()
+	ev.Seq = o.nextSeq(runID, ev.Time)
 	if o.e.display != nil {
 		ev = o.e.display(ev)
 	}
