@@ -82,6 +82,8 @@ type EventQuery struct {
 	RunID string
 	// Limit is the most to return; 0 is no limit.
 	Limit int
+	// Latest returns only the last event selected (the highest Seq).
+	Latest bool
 }
 
 // ConversationStore keeps conversations, their transcripts and the inbound

@@ -82,6 +82,9 @@ type Options struct {
 	// Heartbeat is how often an idle stream gets a comment; 0 is
 	// [Heartbeat].
 	Heartbeat time.Duration
+	// TailEvery is how often a followed conversation's kept events are
+	// read, for those another replica emits; 0 is [TailEvery].
+	TailEvery time.Duration
 }
 
 // API is the http.Handler of /api/v1. It is safe for concurrent use.
@@ -105,6 +108,9 @@ func New(o Options) *API {
 	a := &API{o: o, log: o.Logger, mux: http.NewServeMux(), heartbeat: o.Heartbeat, done: make(chan struct{})}
 	if a.heartbeat <= 0 {
 		a.heartbeat = Heartbeat
+	}
+	if a.o.TailEvery <= 0 {
+		a.o.TailEvery = TailEvery
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)

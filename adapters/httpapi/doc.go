@@ -29,8 +29,12 @@
 // engine keeps every event (core.Engine.Events) as people were shown it,
 // so a client reconnecting with Last-Event-ID (or ?after=N; ?run=ID
 // replays one run) gets exactly what it missed, then the live events.
-// A stream subscribes to the engine with a bounded queue of its own: a
-// client that stops reading is cut off and never delays a run or a chat.
+// The streams of a conversation share one subscription to the engine
+// (a hub), which encodes each event once, and each stream has a bounded
+// queue of its own: a client that stops reading is cut off and never
+// delays a run or a chat. The hub also reads the conversation's kept
+// events every second, so a stream on one replica follows a run that
+// another replica runs.
 //
 // Everything a response carries passes the redactor the chat uses (see
 // [Options.Redact]; events were redacted by the engine's display filter

@@ -26,6 +26,11 @@ import (
 // and clients can tell a quiet stream from a dead one.
 const Heartbeat = 15 * time.Second
 
+// TailEvery is how often a followed conversation's kept events are read
+// for those another replica emitted: the lag of a stream following a run
+// on another replica.
+const TailEvery = time.Second
+
 // streamBuffer is how many events a stream holds for a client that reads
 // more slowly than the run emits. A client further behind is cut off (it
 // never delays the run or the chat); it reconnects with Last-Event-ID.
@@ -284,22 +289,43 @@ type hubs struct {
 
 // join adds s to the hub of conversation key, subscribing the hub when it
 // is the first, and returns leave, which removes s (and unsubscribes the
-// hub when it was the last).
+// hub when it was the last). A new hub notes the conversation's latest
+// kept event before join returns: what a stream does not replay itself
+// comes after it, live or from the store.
 func (hs *hubs) join(a *API, key string, s *liveStream) (leave func()) {
 	hs.mu.Lock()
-	defer hs.mu.Unlock()
 	if hs.m == nil {
 		hs.m = map[string]*hub{}
 	}
 	h := hs.m[key]
-	if h == nil {
-		h = &hub{a: a, key: key, streams: map[*liveStream]struct{}{}}
+	created := h == nil
+	if created {
+		ctx, stop := context.WithCancel(context.Background())
+		h = &hub{a: a, key: key, streams: map[*liveStream]struct{}{}, ready: make(chan struct{})}
 		hs.m[key] = h
-		h.cancel = a.o.Engine.Subscribe(key, h, core.SubscribeOptions{})
+		unsubscribe := a.o.Engine.Subscribe(key, h, core.SubscribeOptions{})
+		tailed := make(chan struct{})
+		h.cancel = func() {
+			unsubscribe()
+			stop()
+			<-tailed
+		}
+		defer func() {
+			h.baseline(ctx)
+			close(h.ready)
+			go func() {
+				defer close(tailed)
+				h.tail(ctx)
+			}()
+		}()
 	}
 	h.mu.Lock()
 	h.streams[s] = struct{}{}
 	h.mu.Unlock()
+	hs.mu.Unlock()
+	if !created {
+		<-h.ready
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -317,29 +343,89 @@ func (hs *hubs) join(a *API, key string, s *liveStream) (leave func()) {
 	}
 }
 
-// hub is the one subscription of a conversation's streams.
+// hub is the one subscription of a conversation's streams: the engine's
+// live events, and the events other replicas keep in the store (tail).
+// It hands each event on once, in Seq order, whichever way it came first.
 type hub struct {
 	a      *API
 	key    string
 	cancel func()
 
+	// ready is closed once the hub knows where the store's events end.
+	ready chan struct{}
+
 	mu      sync.Mutex
 	streams map[*liveStream]struct{}
+	// last is the highest Seq handed on.
+	last int64
 }
 
-// Send implements core.EventSender: it encodes ev once and queues the
-// frame for every stream, never waiting for one.
-func (h *hub) Send(_ context.Context, ev core.Event) error {
+// Send implements core.EventSender: it queues ev for every stream, never
+// waiting for one.
+func (h *hub) Send(_ context.Context, ev core.Event) error { return h.hand(ev) }
+
+// hand encodes ev once and queues the frame for every stream, unless an
+// event at or after its Seq was handed on already.
+func (h *hub) hand(ev core.Event) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ev.Seq <= h.last {
+		return nil
+	}
 	f, err := encodeFrame(ev, h.a.o.Redact)
 	if err != nil {
 		return fmt.Errorf("httpapi: encoding event %d of %s: %w", ev.Seq, h.key, err)
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.last = ev.Seq
 	for s := range h.streams {
 		s.push(f)
 	}
 	return nil
+}
+
+// baseline notes the conversation's latest kept event: the tail hands on
+// only what comes after it.
+func (h *hub) baseline(ctx context.Context) {
+	latest, err := h.a.o.Engine.Events(ctx, core.EventQuery{ConvKey: h.key, Latest: true})
+	if err != nil {
+		h.a.log.Warn("api: reading a conversation's latest event", "conv", h.key, "err", err)
+	}
+	h.mu.Lock()
+	for _, ev := range latest {
+		h.last = max(h.last, ev.Seq)
+	}
+	h.mu.Unlock()
+}
+
+// tail reads the kept events of the conversation every TailEvery until ctx
+// ends: a replica following a conversation that another replica runs gets
+// its events this way (this engine emits none of them). In one process it
+// finds only what the subscription handed on already.
+func (h *hub) tail(ctx context.Context) {
+	t := time.NewTicker(h.a.o.TailEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		h.mu.Lock()
+		after := h.last
+		h.mu.Unlock()
+		evs, err := h.a.o.Engine.Events(ctx, core.EventQuery{ConvKey: h.key, After: after, Limit: replayPage})
+		if err != nil {
+			if ctx.Err() == nil {
+				h.a.log.Warn("api: reading a conversation's kept events", "conv", h.key, "err", err)
+			}
+			continue
+		}
+		for _, ev := range evs {
+			if err := h.hand(ev); err != nil {
+				h.a.log.Error("api: handing on a kept event", "conv", h.key, "err", err)
+			}
+		}
+	}
 }
 
 // frame is an event as a stream writes it.

@@ -365,3 +365,45 @@ func TestSSEStop(t *testing.T) {
 		t.Errorf("the run's own stream ended with %v", streamStamps(rest))
 	}
 }
+
+// With several replicas on one store, a stream on one follows a run that
+// another replica runs: the events come from the store, in order, none
+// twice, to completed.
+func TestSSEFollowsARunOnAnotherReplica(t *testing.T) {
+	r := newRig(t, func(o *httpapi.Options, _ *enginetest.Stack) { o.TailEvery = 20 * time.Millisecond })
+	// The other replica: an engine of its own over the same store.
+	other := coretest.NewRecorder()
+	d := r.stack.Deps(t, other)
+	d.Display = r.red.Events()
+	eng2 := enginetest.Engine(t, enginetest.Config(), d)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		eng2.Shutdown(ctx)
+	})
+	const key = "api:elsewhere"
+	r.stack.LLM.Push(llmfake.Reply{Text: "first"})
+	if err := eng2.Handle(t.Context(), core.Inbound{ConvKey: key, MessageID: "m1", User: carol, Text: "hello", Time: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	other.WaitCompleted(t, 1)
+	// The first run is kept (its replica's log written) before anyone
+	// follows: a live follower starts after it.
+	if _, err := eng2.Events(t.Context(), core.EventQuery{ConvKey: key}); err != nil {
+		t.Fatal(err)
+	}
+
+	s := r.open(r.tokens["bob"], "GET", "/api/v1/conversations/"+key+"/events", "", "")
+	r.stack.LLM.Push(llmfake.Reply{Text: "the rollout of checkout is progressing normally"})
+	if err := eng2.Handle(t.Context(), core.Inbound{ConvKey: key, MessageID: "m2", User: carol, Text: "and now?", Time: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	got := s.readUntil(t, isCompleted)
+	done := other.WaitCompleted(t, 2)
+	if d := cmp.Diff(recStamps(other.RunEvents(done.RunID)), streamStamps(got)); d != "" {
+		t.Errorf("the stream differs from the run on the other replica (-replica +stream):\n%s", d)
+	}
+	if n := len(r.rec.Events()); n != 0 {
+		t.Fatalf("this replica's engine emitted %d events; the test proves nothing", n)
+	}
+}

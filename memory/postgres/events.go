@@ -41,8 +41,12 @@ func (s *Store) Events(ctx context.Context, q core.EventQuery) ([]core.Event, er
 		args = append(args, q.RunID)
 		query += ` AND run_id = $` + strconv.Itoa(len(args))
 	}
-	query += ` ORDER BY seq`
-	if q.Limit > 0 {
+	if q.Latest {
+		query += ` ORDER BY seq DESC LIMIT 1`
+	} else {
+		query += ` ORDER BY seq`
+	}
+	if q.Limit > 0 && !q.Latest {
 		args = append(args, q.Limit)
 		query += ` LIMIT $` + strconv.Itoa(len(args))
 	}

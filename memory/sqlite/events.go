@@ -76,8 +76,13 @@ func (s *Store) Events(ctx context.Context, q core.EventQuery) ([]core.Event, er
 		where.WriteString(` AND run_id = ?`)
 		args = append(args, q.RunID)
 	}
-	where.WriteString(` ORDER BY seq`)
-	if q.Limit > 0 {
+	switch {
+	case q.Latest:
+		where.WriteString(` ORDER BY seq DESC LIMIT 1`)
+	default:
+		where.WriteString(` ORDER BY seq`)
+	}
+	if q.Limit > 0 && !q.Latest {
 		where.WriteString(` LIMIT ?`)
 		args = append(args, q.Limit)
 	}

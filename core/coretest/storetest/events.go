@@ -63,6 +63,17 @@ func testEventsRoundTrip(t *testing.T, s core.Store) {
 	}
 	diff(t, "run-2's events", conv[4:], got)
 
+	got, err = s.Events(ctx, core.EventQuery{ConvKey: "conv-ev", Latest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, "the latest event", conv[5:], got)
+	got, err = s.Events(ctx, core.EventQuery{ConvKey: "conv-ev", RunID: "run-1", Latest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, "run-1's latest event", conv[3:4], got)
+
 	got, err = s.Events(ctx, core.EventQuery{ConvKey: "conv-ev", After: 34})
 	if err != nil || len(got) != 0 {
 		t.Fatalf("events after the last = %v, %v; want none", got, err)
