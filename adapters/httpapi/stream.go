@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,8 +42,25 @@ const writeTimeout = 30 * time.Second
 // replayPage is how many kept events one store read returns.
 const replayPage = 500
 
-// apiName is what may follow "api:" in a conversation started here.
-var apiName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
+// ValidName reports whether s may be a person's name in a token
+// (api:<person>) or the name of a conversation started through the API
+// (api:<name>): 1 to 64 letters, digits, '.', '_' or '-', starting with a
+// letter or digit.
+func ValidName(s string) bool {
+	if len(s) == 0 || len(s) > 64 || !isAlnum(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isAlnum(c) && c != '.' && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
 
 // messageRequest is the body of POST …/messages.
 type messageRequest struct {
@@ -101,8 +117,8 @@ func (a *API) followEvents(w http.ResponseWriter, r *http.Request, _ core.Actor)
 func (a *API) streamKey(w http.ResponseWriter, r *http.Request) (string, bool) {
 	key := r.PathValue("key")
 	if name, ok := strings.CutPrefix(key, ConvPrefix); ok {
-		if !apiName.MatchString(name) {
-			writeError(w, http.StatusBadRequest, "invalid_key", `an API conversation is "api:<name>", the name of letters, digits and -_. (at most 100)`)
+		if !ValidName(name) {
+			writeError(w, http.StatusBadRequest, "invalid_key", `an API conversation is "api:<name>", the name 1 to 64 letters, digits and -_., starting with a letter or digit`)
 			return "", false
 		}
 		return key, true

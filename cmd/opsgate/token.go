@@ -31,26 +31,6 @@ creation and revocation, never the token. revoke ends a token at once,
 also for a serve already running. All three work whether serve runs or not.
 `
 
-// personName reports whether s may be a token's person, a policy people
-// key: ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$. It is checked by hand because
-// that regexp's {0,63} compiles to 63 nested copies, 60 KB of heap and
-// 0.7 ms at every start of every command.
-func personName(s string) bool {
-	if len(s) == 0 || len(s) > 64 || !isAlnum(s[0]) {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if c := s[i]; !isAlnum(c) && c != '.' && c != '_' && c != '-' {
-			return false
-		}
-	}
-	return true
-}
-
-func isAlnum(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-}
-
 func (e *env) token(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("token", flag.ContinueOnError)
 	person := fs.String("person", "", "create: the person the token acts for")
@@ -71,7 +51,7 @@ func (e *env) token(ctx context.Context, args []string) int {
 	case len(rest)-1 != n:
 		fmt.Fprintf(e.stderr, "opsgate token %s: want %d argument(s), got %q\n\n%s", rest[0], n, rest[1:], tokenHelp)
 		return exitUsage
-	case rest[0] == "create" && !personName(*person):
+	case rest[0] == "create" && !httpapi.ValidName(*person):
 		fmt.Fprintf(e.stderr, "opsgate token create: --person NAME is required (letters, digits, . _ -), got %q\n\n%s", *person, tokenHelp)
 		return exitUsage
 	}
