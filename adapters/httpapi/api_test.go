@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +19,8 @@ import (
 	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/enginetest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
+	"github.com/opsgate/opsgate/internal/tokens"
+	"github.com/opsgate/opsgate/memory"
 	"github.com/opsgate/opsgate/policy"
 	"github.com/opsgate/opsgate/policy/redact"
 )
@@ -99,6 +103,22 @@ func newRig(t *testing.T, with ...func(*httpapi.Options, *enginetest.Stack)) *ri
 		r.tokens[p] = secret
 	}
 	return r
+}
+
+// withMemory gives the API long-term memory with one runbook imported.
+func withMemory(t *testing.T) func(*httpapi.Options, *enginetest.Stack) {
+	return func(o *httpapi.Options, s *enginetest.Stack) {
+		m := memory.New(s.Store, memory.Options{Tokens: tokens.Count})
+		dir := t.TempDir()
+		doc := "# Payments rollback\n\nRoll back the payments service with helm rollback payments in namespace prod.\n"
+		if err := os.WriteFile(filepath.Join(dir, "payments-rollback.md"), []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := m.Import(t.Context(), dir, "cli:test"); err != nil || len(rep.Skipped) > 0 {
+			t.Fatalf("import: %+v, %v", rep, err)
+		}
+		o.Memory = m
+	}
 }
 
 // do sends a request as token (none when empty) and returns the status

@@ -5,19 +5,14 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/httpapi"
 	"github.com/opsgate/opsgate/core"
-	"github.com/opsgate/opsgate/core/coretest/enginetest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/internal/browsertest"
-	"github.com/opsgate/opsgate/internal/tokens"
-	"github.com/opsgate/opsgate/memory"
 )
 
 // consoleSecret is in a tool's arguments and result and in the model's
@@ -39,21 +34,6 @@ func (r *rig) consoleURL() string {
 	srv := httptest.NewServer(mux)
 	r.t.Cleanup(srv.Close)
 	return srv.URL
-}
-
-func withMemory(t *testing.T) func(*httpapi.Options, *enginetest.Stack) {
-	return func(o *httpapi.Options, s *enginetest.Stack) {
-		m := memory.New(s.Store, memory.Options{Tokens: tokens.Count})
-		dir := t.TempDir()
-		doc := "# Payments rollback\n\nRoll back the payments service with helm rollback payments in namespace prod.\n"
-		if err := os.WriteFile(filepath.Join(dir, "payments-rollback.md"), []byte(doc), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if rep, err := m.Import(t.Context(), dir, "cli:test"); err != nil || len(rep.Skipped) > 0 {
-			t.Fatalf("import: %+v, %v", rep, err)
-		}
-		o.Memory = m
-	}
 }
 
 // signIn submits token on the login form.

@@ -2,31 +2,13 @@ package httpapi_test
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/opsgate/opsgate/adapters/httpapi"
-	"github.com/opsgate/opsgate/core/coretest/enginetest"
-	"github.com/opsgate/opsgate/internal/tokens"
-	"github.com/opsgate/opsgate/memory"
 )
 
 // Memory search over the workspace's documents, on the SQLite store's
 // full-text index; without memory it is 503, without q 400.
 func TestAPIMemorySearch(t *testing.T) {
-	r := newRig(t, func(o *httpapi.Options, s *enginetest.Stack) {
-		m := memory.New(s.Store, memory.Options{Tokens: tokens.Count})
-		dir := t.TempDir()
-		doc := "# Payments rollback\n\nRoll back the payments service with helm rollback payments in namespace prod.\n"
-		if err := os.WriteFile(filepath.Join(dir, "payments-rollback.md"), []byte(doc), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if rep, err := m.Import(t.Context(), dir, "cli:test"); err != nil || len(rep.Skipped) > 0 {
-			t.Fatalf("import: %+v, %v", rep, err)
-		}
-		o.Memory = m
-	})
+	r := newRig(t, withMemory(t))
 	status, raw := r.do(r.tokens["bob"], "GET", "/api/v1/memory/search?q=payments+rollback", nil)
 	if status != 200 || !bytes.Contains(raw, []byte(`"path":"payments-rollback.md"`)) {
 		t.Errorf("memory search = %d %s, want the runbook", status, raw)
