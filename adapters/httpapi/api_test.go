@@ -293,8 +293,16 @@ func TestAPIDecisionThroughPolicy(t *testing.T) {
 		t.Errorf("GET conversation = %d %s, want the conversation with its done run", status, raw)
 	}
 	status, raw = r.do(r.tokens["bob"], "GET", "/api/v1/conversations", nil)
-	if status != 200 || !bytes.Contains(raw, []byte(`"key":"`+conv+`"`)) {
+	var list struct {
+		Conversations []struct {
+			Key       string
+			LatestRun *core.Run `json:"latest_run"`
+		}
+	}
+	if err := json.Unmarshal(raw, &list); status != 200 || err != nil || len(list.Conversations) != 1 || list.Conversations[0].Key != conv {
 		t.Errorf("GET conversations = %d %s, want %s listed", status, raw, conv)
+	} else if lr := list.Conversations[0].LatestRun; lr == nil || lr.Status != core.RunDone || lr.ID != view.Runs[0].ID {
+		t.Errorf("GET conversations: latest run %+v, want the done run %s", lr, view.Runs[0].ID)
 	}
 	status, raw = r.do(r.tokens["bob"], "GET", "/api/v1/schedules", nil)
 	if status != 200 || !bytes.Contains(raw, []byte(`"morning-health"`)) {

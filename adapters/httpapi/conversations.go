@@ -10,7 +10,7 @@ import (
 )
 
 // conversations answers GET /api/v1/conversations[?prefix=&limit=], the
-// most recently active first.
+// most recently active first, each with its latest run.
 func (a *API) conversations(w http.ResponseWriter, r *http.Request, _ core.Actor) {
 	limit, ok := intParam(w, r, "limit", 100)
 	if !ok {
@@ -21,7 +21,26 @@ func (a *API) conversations(w http.ResponseWriter, r *http.Request, _ core.Actor
 		a.fail(w, "conversations", err)
 		return
 	}
-	a.reply(w, http.StatusOK, map[string]any{"conversations": nonNil(cs)})
+	items := make([]conversationItem, len(cs))
+	for i, c := range cs {
+		items[i].Conversation = c
+		runs, err := a.o.Store.ConversationRuns(r.Context(), c.Key)
+		if err != nil {
+			a.fail(w, "runs", err)
+			return
+		}
+		if n := len(runs); n > 0 {
+			items[i].LatestRun = &runs[n-1]
+		}
+	}
+	a.reply(w, http.StatusOK, map[string]any{"conversations": items})
+}
+
+// conversationItem is a conversation as the list shows it: with its latest
+// run (status, times, usage), so a list needs no request per row.
+type conversationItem struct {
+	core.Conversation
+	LatestRun *core.Run `json:"latest_run,omitempty"`
 }
 
 // conversationView is GET /api/v1/conversations/{key}.

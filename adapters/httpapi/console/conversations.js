@@ -3,7 +3,7 @@
 // new API conversation.
 
 import {h, replace, platformBadge, statusBadge, ago} from "./dom.js";
-import {get, convPath} from "./api.js";
+import {get} from "./api.js";
 
 const namePattern = /^[A-Za-z0-9._-]+$/;
 
@@ -45,35 +45,21 @@ export function render(main, params, go) {
       status.className = "error";
       return;
     }
+    if (stopped) return;
     status.textContent = list.length ? list.length + " conversation" + (list.length === 1 ? "" : "s") : "No conversations yet.";
     rows = list.map((c) => {
-      const runCell = h("td", {"data-role": "run-status"}, h("span", {class: "muted"}, "…"));
+      const last = c.latest_run;
+      const runCell = h("td", {"data-role": "run-status"}, last ? statusBadge(last.status) : h("span", {class: "muted"}, "no run"));
       const el = h("tr", {"data-key": c.key},
         h("td", null, platformBadge(c.key)),
         h("td", null, h("a", {href: "#/c/" + encodeURIComponent(c.key), class: "conv-link"}, c.key)),
         h("td", null, c.title || h("span", {class: "muted"}, "(untitled)")),
         h("td", null, ago(c.updated_at)),
         runCell);
-      return {c, el, runCell, text: (c.key + " " + (c.title || "")).toLowerCase()};
+      return {c, el, text: (c.key + " " + (c.title || "")).toLowerCase()};
     });
     replace(body, rows.map((r) => r.el));
     applyFilter();
-    // The latest run's status is in each conversation's detail; ask a few
-    // at a time.
-    const queue = rows.slice();
-    const worker = async () => {
-      while (queue.length && !stopped) {
-        const r = queue.shift();
-        try {
-          const v = await get(convPath(r.c.key));
-          const last = v.runs[v.runs.length - 1];
-          replace(r.runCell, last ? statusBadge(last.status) : h("span", {class: "muted"}, "no run"));
-        } catch {
-          replace(r.runCell, h("span", {class: "muted"}, "?"));
-        }
-      }
-    };
-    await Promise.all([worker(), worker(), worker(), worker()]);
   })();
   return () => { stopped = true; };
 }
