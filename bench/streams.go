@@ -903,32 +903,3 @@ func (g *renderRig) phase(ctx context.Context, chats []*renderChat, every time.D
 	}
 	return lat, nil
 }
-
-// waitShown waits until every chat of want shows n messages, the last its
-// final text without buttons.
-func waitShown(ctx context.Context, tg *telegramtest.Server, want map[int64]string, n int, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	pending := make(map[int64]string, len(want))
-	for c, t := range want {
-		pending[c] = t
-	}
-	for {
-		for c, t := range pending {
-			if msgs := tg.Messages(c); len(msgs) == n && final(msgs[n-1:], t) {
-				delete(pending, c)
-			}
-		}
-		if len(pending) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			for c := range pending {
-				return fmt.Errorf("bench: %d of %d chats without their final text after %s; chat %d shows %+v",
-					len(pending), len(want), timeout, c, tg.Messages(c))
-			}
-		}
-		if err := sleepCtx(ctx, 20*time.Millisecond); err != nil {
-			return err
-		}
-	}
-}

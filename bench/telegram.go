@@ -143,6 +143,12 @@ func final(msgs []telegramtest.Message, text string) bool {
 
 // waitFinals waits until every chat of want shows its final text.
 func waitFinals(ctx context.Context, tg *telegramtest.Server, want map[int64]string, timeout time.Duration) error {
+	return waitShown(ctx, tg, want, 1, timeout)
+}
+
+// waitShown waits until every chat of want shows n messages, the last its
+// final text without buttons.
+func waitShown(ctx context.Context, tg *telegramtest.Server, want map[int64]string, n int, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	// Looking at a thousand chats is work taken from the two cores the
 	// process under test runs on: look less often.
@@ -156,7 +162,7 @@ func waitFinals(ctx context.Context, tg *telegramtest.Server, want map[int64]str
 	}
 	for {
 		for c, t := range pending {
-			if final(tg.Messages(c), t) {
+			if msgs := tg.Messages(c); len(msgs) == n && final(msgs[n-1:], t) {
 				delete(pending, c)
 			}
 		}
