@@ -130,21 +130,6 @@ func (r reader) list(n *yaml.Node, key string) ([]*yaml.Node, error) {
 	return out, nil
 }
 
-// names reads a list of non-empty texts.
-func (r reader) names(n *yaml.Node, key string) ([]string, error) {
-	items, err := r.list(n, key)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(items))
-	for i, item := range items {
-		if out[i], err = r.name(item, fmt.Sprintf("%s[%d]", key, i)); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 func (r reader) boolean(n *yaml.Node, key string) (bool, error) {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
 		return false, r.errf(n, key, "must be true or false (got %s)", kindName(n))
