@@ -267,6 +267,12 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 		Target: &scheduleTarget{engine: a.engine, store: a.store, chats: chats, toolsets: scheduleToolsets(cfg), log: e.log},
 	}
 	conv, err := r.FireNow(ctx, scheds[idx])
+	// The run's last events may still be on their way to the log target:
+	// let them land before the verdict, so it is the last line (and no
+	// two writers share stderr).
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	_ = a.engine.Wait(wctx)
+	wcancel()
 	if msg, _ := failed.Load().(string); err == nil && msg != "" {
 		err = errors.New(msg)
 	}
