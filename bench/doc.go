@@ -55,6 +55,12 @@
 //     last of 100 HTTP clients having parsed it (and to a single client),
 //     the memory of 1,000 idle streams, and figures 2 and 3 re-measured
 //     with and without 100 streams following every chat.
+//  12. [SideBySide]: a baseline revision (BENCH_BASELINE, -baseline, else
+//     the newest tag before HEAD, else round 1's last commit) built from
+//     git next to HEAD, both real binaries run alternately on the Telegram
+//     path with the scripted model: start-up, message to model, first token
+//     to first send, idle RSS and CPU per conversation, each as HEAD's ratio
+//     to the baseline.
 //
 // # Reading the numbers
 //
