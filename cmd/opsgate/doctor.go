@@ -26,7 +26,8 @@ const doctorHelp = `Usage: opsgate doctor
 
 Check the configuration, reach the LLM, start every MCP server and list
 its tools with their risk, open the store and check that its audit log is
-still append-only, and check that opsgate serve has something to serve.
+still append-only and that its hash chain holds (as audit verify), and
+check that opsgate serve has something to serve.
 Prints what is wrong and how to fix it; exits 1 when anything is.
 `
 
@@ -255,7 +256,18 @@ func (e *env) checkStore(ctx context.Context, r *report, cfg *config.Config) {
 		r.fail("audit", schemaFix(loc), "%v", err)
 		return
 	}
-	r.ok("audit", "audit table and its append-only triggers in place")
+	// Triggers in place do not show an edit made while one was dropped
+	// and then re-created: the hash chain does.
+	chain, err := verifyAudit(ctx, store)
+	switch {
+	case err != nil:
+		r.fail("audit", "", "reading the audit log: %v", err)
+	case chain.brk != nil:
+		r.fail("audit", "find out who changed "+loc.Where()+" and restore it from a backup; opsgate audit verify says the same",
+			"%s", chain)
+	default:
+		r.ok("audit", "audit table and its append-only triggers in place; %s", chain)
+	}
 }
 
 // checkTokens counts the API tokens in use and warns about those whose

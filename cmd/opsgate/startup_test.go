@@ -136,7 +136,7 @@ func TestServeRefusesNothingToServe(t *testing.T) {
 			}
 			mustInOrder(t, stdout,
 				"ok    llm     fake-model at "+model.URL+"\n",
-				"ok    audit   audit table and its append-only triggers in place\n",
+				"ok    audit   audit table and its append-only triggers in place; 0 audit entries verified\n",
 				"warn  serve   "+tt.what+": opsgate chat works, opsgate serve refuses to start; "+fix+"\n")
 
 			up := regexp.MustCompile(`level=INFO msg="opsgate serving".* adapters=\[\] schedules=\[\]`)
