@@ -139,7 +139,9 @@ func (e *env) chat(ctx context.Context, args []string) int {
 		fmt.Fprintln(e.stdout) // leave the shell prompt its own line
 	}
 	if interrupted {
-		a.engine.Stop(context.Background(), term.ConvKey())
+		// Nobody at the terminal stopped it: opsgate ends the conversation
+		// itself, and the audit says so.
+		a.engine.StopAs(context.Background(), term.ConvKey(), core.SystemActor, "opsgate was stopped while the request was pending")
 	}
 	sctx, scancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer scancel()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"github.com/opsgate/opsgate/internal/pgtest"
 	"io"
@@ -11,10 +12,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
@@ -284,5 +287,63 @@ func TestBinaryChatPipedSIGINT(t *testing.T) {
 	mustInOrder(t, out.String(), "approve DESTRUCTIVE delete_namespace (namespace=dev)? [y/N]\n", "✖ delete_namespace: cancelled\n")
 	if calls := mcp.Calls(); len(calls) != 0 {
 		t.Errorf("MCP calls = %+v, want none", calls)
+	}
+}
+
+// Issue 20 (8h): an approval cancelled because chat was ended by SIGTERM
+// is audited as cancelled by opsgate itself (core.SystemActor), not by
+// nobody ("-"), and says why.
+func TestBinaryChatSIGTERMAuditsTheCancelAsSystem(t *testing.T) {
+	dir := t.TempDir()
+	llm := llmfake.New(t)
+	mcp := mcpfake.New()
+	cfg := writeConfig(t, dir, llm.URL, mcp.ServeHTTP(t), "")
+	llm.Push(
+		toolCall("c1", "load_toolset", `{"toolset":"k8s","include_write_tools":true}`),
+		toolCall("c2", "delete_namespace", `{"namespace":"dev"}`),
+		llmfake.Reply{Text: "Not deleted."},
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := binaryCommand(ctx, t, dir, "chat", "--config", cfg)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var out, errOut coretest.SyncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(stdin, "delete dev\n"); err != nil {
+		t.Fatal(err)
+	}
+	for !strings.Contains(out.String(), "[y/N]") {
+		if ctx.Err() != nil {
+			t.Fatalf("no approval question:\nstdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	stdout, stderr, code := runBinary(t, dir, "", "audit", "--json", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("audit: exit %d: %s", code, stderr)
+	}
+	var cancelled []core.AuditEntry
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var e core.AuditEntry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		if e.Kind == core.AuditCancelled {
+			cancelled = append(cancelled, e)
+		}
+	}
+	if len(cancelled) != 1 || cancelled[0].Actor != core.SystemActor || !strings.Contains(cancelled[0].Detail, "opsgate was stopped") {
+		t.Fatalf("cancelled entries = %+v, want one by %+v saying opsgate was stopped\naudit:\n%s", cancelled, core.SystemActor, stdout)
 	}
 }
