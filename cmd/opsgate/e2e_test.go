@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/opsgate/opsgate/internal/pgtest"
 	"io"
 	"os"
@@ -228,7 +229,8 @@ func TestBinaryBadConfigStartsNothing(t *testing.T) {
 		"tools:\n  servers:\n    - {name: sh, command: sh, args: [-c, 'touch "+marker+"']}\n  default_toolsets: [sh, helm]\n")
 	for _, cmd := range []string{"chat", "serve", "migrate"} {
 		stdout, stderr, code := runBinary(t, dir, "hello\n", cmd, "--config", cfg)
-		want := "opsgate: config: tools.default_toolsets[1]: \"helm\" is not the name of a server in tools.servers\n"
+		want := fmt.Sprintf("opsgate: config: tools.default_toolsets[1]: \"helm\" is not the name of a server in tools.servers (%s line %d)\n",
+			cfg, lineOf(t, cfg, "default_toolsets: [sh, helm]"))
 		if code != 1 || stderr != want || stdout != "" {
 			t.Errorf("%s: exit %d\nstdout %q\nstderr %q\nwant   %q", cmd, code, stdout, stderr, want)
 		}

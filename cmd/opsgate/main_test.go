@@ -238,7 +238,8 @@ func TestChatBadConfigStartsNothing(t *testing.T) {
 	if code != exitError {
 		t.Errorf("exit %d, want %d", code, exitError)
 	}
-	if want := "opsgate: config: session.queue_mode: \"later\" is not one of steer, followup, interrupt\n"; errOut.String() != want {
+	if want := fmt.Sprintf("opsgate: config: session.queue_mode: \"later\" is not one of steer, followup, interrupt (%s line %d)\n",
+		cfg, lineOf(t, cfg, "queue_mode: later")); errOut.String() != want {
 		t.Errorf("stderr = %q, want %q", errOut.String(), want)
 	}
 	for _, p := range []string{marker, filepath.Join(dir, "data")} {

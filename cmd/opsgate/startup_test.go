@@ -70,7 +70,8 @@ func TestEmptyTokenVariableRefusedUnlessDisabled(t *testing.T) {
 			dir := t.TempDir()
 			section := fmt.Sprintf("%s:\n  %s: ${%s}\n", p.platform, p.key, p.variable)
 			cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", section)
-			want := fmt.Sprintf("config: %s.%s is empty: ${%s} is not set", p.platform, p.key, p.variable)
+			want := fmt.Sprintf("config: %s.%s is empty: ${%s} is not set (%s line %d)", p.platform, p.key, p.variable,
+				cfg, lineOf(t, cfg, "${"+p.variable+"}"))
 
 			// The variable is unset, or set to nothing (which counts as unset).
 			for _, env := range []func(string) string{testEnv(), testEnv(p.variable, "")} {
