@@ -65,6 +65,7 @@ func (e *env) chat(ctx context.Context, args []string) int {
 	if !ok {
 		return exitError
 	}
+	e.warnUnknownEnv()
 	interactive := isTerminal(e.stdin) && isTerminal(e.stdout)
 	who := localUser(e.getenv)
 	a, err := openApp(ctx, cfg, e.log, nil)

@@ -85,6 +85,9 @@ func (e *env) doctor(ctx context.Context, args []string) int {
 	} else {
 		r.ok("config", "no file (%s absent); built-in defaults and the environment", config.DefaultFile)
 	}
+	for _, w := range e.unknownEnv() {
+		r.warn("config", "%s", w)
+	}
 	e.checkLLM(ctx, r, cfg)
 	e.checkTools(ctx, r, cfg)
 	e.checkStore(ctx, r, cfg)

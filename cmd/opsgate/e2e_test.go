@@ -349,3 +349,38 @@ func TestBinaryChatSIGTERMAuditsTheCancelAsSystem(t *testing.T) {
 		t.Fatalf("cancelled entries = %+v, want one by %+v saying opsgate was stopped\naudit:\n%s", cancelled, core.SystemActor, stdout)
 	}
 }
+
+// Issue 20 (8e): a misspelt OPSGATE_ variable, which nothing reads, is
+// warned about at the start of serve, chat and doctor, with the variable
+// meant; the real binary reads its real environment.
+func TestBinaryWarnsAboutMisspeltVariables(t *testing.T) {
+	dir := t.TempDir()
+	llm := llmfake.New(t)
+	cfg := writeConfig(t, dir, llm.URL, "", "")
+	const want = "OPSGATE_LLM_BASEURL is set, but opsgate reads no such variable; did you mean OPSGATE_LLM_BASE_URL?"
+	run := func(stdin string, args ...string) (stdout, stderr string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := binaryCommand(ctx, t, dir, args...)
+		cmd.Env = append(cmd.Env, "OPSGATE_LLM_BASEURL=http://elsewhere/v1", "OPSGATE_TOKEN=og_not-a-mistake")
+		cmd.Stdin = strings.NewReader(stdin)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		_ = cmd.Run()
+		return out.String(), errOut.String()
+	}
+	stdout, _ := run("", "doctor", "--config", cfg)
+	mustContain(t, "doctor", stdout, "warn  config  "+want+"\n")
+	llm.Push(llmfake.Reply{Text: "Hello."})
+	stdout, stderr := run("", "chat", "-m", "hi", "--config", cfg)
+	mustContain(t, "chat's stdout", stdout, "Hello.")
+	mustContain(t, "chat's stderr", stderr, "level=WARN msg=\""+want+"\"")
+	_, stderr = run("", "serve", "--config", cfg) // nothing to serve: it warns, then refuses
+	mustContain(t, "serve's stderr", stderr, "level=WARN msg=\""+want+"\"")
+	for _, out := range []string{stdout, stderr} {
+		if strings.Contains(out, "OPSGATE_TOKEN") {
+			t.Errorf("OPSGATE_TOKEN (the API token of the README's curl examples) was warned about:\n%s", out)
+		}
+	}
+}

@@ -22,7 +22,7 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	c := Defaults()
 	file, named := path, "--config"
 	if file == "" {
-		file, named = getenv("OPSGATE_CONFIG"), "OPSGATE_CONFIG"
+		file, named = getenv(EnvConfig), EnvConfig
 	}
 	if file == "" {
 		file, named = DefaultFile, ""
