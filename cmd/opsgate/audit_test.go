@@ -178,6 +178,11 @@ func TestDoctorVerifiesTheAuditChain(t *testing.T) {
 	if strings.Contains(stdout, "ok    audit") {
 		t.Errorf("doctor still says the audit log is fine:\n%s", stdout)
 	}
+	// The trigger dropped again and left so: both findings, as audit verify.
+	tamper(t, db, `DROP TRIGGER audit_no_update`)
+	_, stdout, _ = runMain(t, testEnv(), "doctor", "--config", cfg)
+	mustInOrder(t, stdout, "FAIL  store   sqlite: schema check: missing trigger audit_no_update",
+		"FAIL  audit   entry 2: entry content does not match its hash: it was edited (1 entries before it verified)")
 }
 
 // Issue 20 (8b): on PostgreSQL, audit verify of a store whose append-only
