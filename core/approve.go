@@ -259,11 +259,12 @@ func (e *Engine) ExpireApprovals(ctx context.Context) {
 }
 
 // closePaused ends the conversation's paused runs without running anything:
-// status is ApprovalSuperseded (a new message arrived) or ApprovalCancelled
-// (/stop). Every pending call is answered "not executed" so the transcript
-// stays valid, and each run completes as stopped. It returns how many runs
-// it closed.
-func (e *Engine) closePaused(ctx context.Context, convKey string, status ApprovalStatus) int {
+// out.Status is ApprovalSuperseded (a new message arrived) or
+// ApprovalCancelled (/stop), with who closed them and why when known.
+// Every pending call is answered "not executed" so the transcript stays
+// valid, and each run completes as stopped. It returns how many runs it
+// closed.
+func (e *Engine) closePaused(ctx context.Context, convKey string, out ApprovalOutcome) int {
 	cps, err := e.store.Checkpoints(ctx, convKey)
 	if err != nil {
 		e.log.Error("list checkpoints", "conv", convKey, "err", err)
@@ -276,15 +277,19 @@ func (e *Engine) closePaused(ctx context.Context, convKey string, status Approva
 			continue // resumed or closed by someone else
 		}
 		n++
-		e.closeOut(ctx, cp, status)
+		e.closeOut(ctx, cp, out)
 	}
 	return n
 }
 
-func (e *Engine) closeOut(ctx context.Context, cp Checkpoint, status ApprovalStatus) {
+func (e *Engine) closeOut(ctx context.Context, cp Checkpoint, closed ApprovalOutcome) {
+	status := closed.Status
 	out := e.outbox(cp.ConvKey)
 	reason := "not executed: a new user message superseded this request"
-	if status == ApprovalCancelled {
+	switch {
+	case status == ApprovalCancelled && closed.Reason != "":
+		reason = "not executed: cancelled: " + closed.Reason
+	case status == ApprovalCancelled:
 		reason = "not executed: cancelled by /stop"
 	}
 	run, err := e.store.Run(ctx, cp.RunID)
@@ -299,7 +304,7 @@ func (e *Engine) closeOut(ctx context.Context, cp Checkpoint, status ApprovalSta
 			a, err := e.store.Approval(ctx, pc.ApprovalID)
 			if err == nil {
 				// The caller owns the claimed checkpoint: nothing to resume.
-				_, _ = e.settle(ctx, a, ApprovalOutcome{Status: status, DecidedAt: e.now()}, false)
+				_, _ = e.settle(ctx, a, ApprovalOutcome{Status: status, DecidedBy: closed.DecidedBy, Reason: closed.Reason, DecidedAt: e.now()}, false)
 			}
 		}
 		res := ToolResult{Content: reason}

@@ -98,7 +98,7 @@ func (e *Engine) conversationSoFar(ctx context.Context, key string) (Conversatio
 func (e *Engine) newRun(ctx context.Context, s *session, a *activeRun, in Inbound) (*runState, error) {
 	// A new message supersedes approvals still waiting in this conversation:
 	// their calls are answered "not executed" before the new message.
-	e.closePaused(ctx, s.key, ApprovalSuperseded)
+	e.closePaused(ctx, s.key, ApprovalOutcome{Status: ApprovalSuperseded})
 
 	conv, msgs, err := e.conversationSoFar(ctx, s.key)
 	if err != nil {

@@ -215,7 +215,16 @@ func IsStopCommand(text string) bool {
 // reports whether there was anything to stop. A run started after Stop
 // returns is not affected.
 func (e *Engine) Stop(ctx context.Context, convKey string) bool {
-	if e.stopLocal(ctx, convKey) {
+	return e.StopAs(ctx, convKey, Actor{}, "")
+}
+
+// StopAs is Stop on behalf of by, who is recorded with why as the one who
+// cancelled the pending approvals it closes: SystemActor when opsgate ends
+// a conversation itself (chat ended by SIGTERM). Stop records nobody, as
+// the adapters do not pass on who typed /stop. A stop signalled to another
+// replica is recorded there as by Stop.
+func (e *Engine) StopAs(ctx context.Context, convKey string, by Actor, why string) bool {
+	if e.stopLocalAs(ctx, convKey, ApprovalOutcome{Status: ApprovalCancelled, DecidedBy: by, Reason: why}) {
 		return true
 	}
 	if e.coord == nil {
@@ -231,6 +240,11 @@ func (e *Engine) Stop(ctx context.Context, convKey string) bool {
 
 // stopLocal is Stop for what runs or waits in this engine.
 func (e *Engine) stopLocal(ctx context.Context, convKey string) bool {
+	return e.stopLocalAs(ctx, convKey, ApprovalOutcome{Status: ApprovalCancelled})
+}
+
+// stopLocalAs is stopLocal closing pending approvals with out.
+func (e *Engine) stopLocalAs(ctx context.Context, convKey string, out ApprovalOutcome) bool {
 	e.mu.Lock()
 	did := false
 	var dropped []Inbound
@@ -254,7 +268,7 @@ func (e *Engine) stopLocal(ctx context.Context, convKey string) bool {
 	}
 	e.mu.Unlock()
 	e.markDone(ctx, dropped...)
-	n := e.closePaused(ctx, convKey, ApprovalCancelled)
+	n := e.closePaused(ctx, convKey, out)
 	return did || n > 0
 }
 

@@ -79,6 +79,10 @@ type Options struct {
 	Memory    MemorySearcher
 	Schedules func() []Schedule
 	Logger    *slog.Logger
+	// Decided, when set, is told the outcome of every decision request
+	// that names an approval (nil: Decide accepted it), as chat clicks
+	// are counted: opsgate_approval_clicks_total{platform="api"}.
+	Decided func(err error)
 	// Heartbeat is how often an idle stream gets a comment; 0 is
 	// [Heartbeat].
 	Heartbeat time.Duration

@@ -41,11 +41,14 @@ func (a *API) decision(w http.ResponseWriter, r *http.Request, who core.Actor) {
 		return
 	}
 	id := r.PathValue("id")
-	if _, err := a.o.Store.Approval(r.Context(), id); err != nil {
-		a.fail(w, "approval "+id, err)
-		return
+	_, err := a.o.Store.Approval(r.Context(), id)
+	var got core.Approval
+	if err == nil {
+		got, err = a.o.Engine.Decide(r.Context(), core.Decision{ApprovalID: id, Actor: who, Approve: req.Decision == "approve", Reason: req.Reason})
 	}
-	got, err := a.o.Engine.Decide(r.Context(), core.Decision{ApprovalID: id, Actor: who, Approve: req.Decision == "approve", Reason: req.Reason})
+	if a.o.Decided != nil {
+		a.o.Decided(err)
+	}
 	if err != nil {
 		a.fail(w, "approval "+id, err)
 		return

@@ -6,12 +6,14 @@ import (
 	"github.com/opsgate/opsgate/adapters/httpapi"
 	"github.com/opsgate/opsgate/core/schedule"
 	"github.com/opsgate/opsgate/internal/config"
+	"github.com/opsgate/opsgate/internal/metrics"
 )
 
 // api is the HTTP API over the app (DESIGN §15), or nil when the store
 // cannot serve it (a store in a test). Its responses pass the same
-// redactor as everything the chats show.
-func (e *env) api(a *app) *httpapi.API {
+// redactor as everything the chats show; its decisions are counted in m
+// like the chats' clicks.
+func (e *env) api(a *app, m *metrics.Metrics) *httpapi.API {
 	store, ok := a.store.(httpapi.Store)
 	tokens, ok2 := a.store.(httpapi.TokenStore)
 	if !ok || !ok2 {
@@ -22,6 +24,7 @@ func (e *env) api(a *app) *httpapi.API {
 		Store: store, Tokens: tokens, Engine: a.engine, Redact: a.red.String,
 		Schedules: func() []httpapi.Schedule { return apiSchedules(a.cfg, time.Now()) },
 		Logger:    e.log.With("component", "httpapi"),
+		Decided:   func(err error) { m.Decided("api", err) },
 	}
 	if a.memory != nil {
 		o.Memory = a.memory

@@ -29,7 +29,9 @@ pipeline: ship it off this host).
 audit verify checks the audit hash chain: each entry carries the SHA-256
 of the one before it, so an entry edited, deleted or reordered with the
 database's own tools breaks it. It prints how many entries verified and
-exits 0, or names the first entry that does not verify and exits 1.
+exits 0, or names the first entry that does not verify and exits 1. A
+dropped or disabled append-only trigger is reported too (exit 1), with
+what the chain says.
 `
 
 func (e *env) audit(ctx context.Context, args []string) int {
@@ -114,29 +116,59 @@ func (e *env) auditVerify(ctx context.Context, args []string) int {
 		return exitError
 	}
 	defer store.Close()
-	entries, err := store.Audit(ctx, core.AuditFilter{})
+	chain, err := verifyAudit(ctx, store)
 	if err != nil {
 		e.fail(err)
 		return exitError
 	}
-	n, brk := core.VerifyChain(entries)
+	// Both findings: a store left unprotected may hold an edit already.
 	if schemaErr != nil {
 		fmt.Fprintf(e.stderr, "opsgate: audit verify: %v\n", schemaErr)
 	}
-	if brk != nil {
-		fmt.Fprintf(e.stderr, "opsgate: audit verify: entry %d: %s (%d entries before it verified)\n", brk.ID, brk.Why, n)
+	switch {
+	case chain.brk != nil:
+		fmt.Fprintf(e.stderr, "opsgate: audit verify: %s\n", chain)
+		return exitError
+	case schemaErr != nil:
+		fmt.Fprintf(e.stderr, "opsgate: audit verify: the chain itself holds: %s; nothing stops an edit from now on\n", chain)
 		return exitError
 	}
-	if schemaErr != nil {
-		return exitError
-	}
-	legacy := len(entries) - n
-	msg := fmt.Sprintf("ok: %d audit entries verified", n)
-	if legacy > 0 {
-		msg += fmt.Sprintf(" (%d older entries were written before the chain existed)", legacy)
-	}
-	fmt.Fprintln(e.stdout, msg)
+	fmt.Fprintf(e.stdout, "ok: %s\n", chain)
 	return exitOK
+}
+
+// chainVerdict is what the audit hash chain says about a store's audit log.
+type chainVerdict struct {
+	verified int // entries whose hash verified
+	legacy   int // older entries, written before the chain existed
+	brk      *core.ChainBreak
+}
+
+// String is the verdict in a sentence, as audit verify and doctor print it.
+func (v chainVerdict) String() string {
+	if v.brk != nil {
+		return fmt.Sprintf("entry %d: %s (%d entries before it verified)", v.brk.ID, v.brk.Why, v.verified)
+	}
+	msg := fmt.Sprintf("%d audit entries verified", v.verified)
+	if v.legacy > 0 {
+		msg += fmt.Sprintf(" (%d older entries were written before the chain existed)", v.legacy)
+	}
+	return msg
+}
+
+// verifyAudit walks the whole audit log's hash chain: the one check behind
+// audit verify and doctor.
+func verifyAudit(ctx context.Context, store core.Store) (chainVerdict, error) {
+	entries, err := store.Audit(ctx, core.AuditFilter{})
+	if err != nil {
+		return chainVerdict{}, err
+	}
+	n, brk := core.VerifyChain(entries)
+	v := chainVerdict{verified: n, brk: brk}
+	if brk == nil {
+		v.legacy = len(entries) - n
+	}
+	return v, nil
 }
 
 // redactEntry hides secrets in the free-text fields of an audit entry. The

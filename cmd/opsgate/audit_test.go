@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/memory/postgres"
 	"github.com/opsgate/opsgate/memory/sqlite"
 )
 
@@ -27,6 +30,13 @@ func auditStore(t *testing.T) (cfg, db string) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	appendAudit(t, s)
+	return cfg, db
+}
+
+// appendAudit appends five audit entries through s, as the engine does.
+func appendAudit(t *testing.T, s core.Store) {
+	t.Helper()
 	now := time.Now()
 	for i, kind := range []string{core.AuditProposed, core.AuditApproved, core.AuditExecuted, core.AuditProposed, core.AuditDenied} {
 		conv := "slack:T1:C1:1.2"
@@ -43,7 +53,6 @@ func auditStore(t *testing.T) (cfg, db string) {
 			t.Fatal(err)
 		}
 	}
-	return cfg, db
 }
 
 // tamper runs statements on the database with the database's own driver,
@@ -140,4 +149,80 @@ func TestAuditPrintsRedactedFilteredEntries(t *testing.T) {
 	if code, _, stderr := runMain(t, testEnv(), "audit", "--since", "-1h", "--config", cfg); code != exitUsage || !strings.Contains(stderr, "--since") {
 		t.Errorf("audit --since -1h = exit %d, %q; want a usage error", code, stderr)
 	}
+}
+
+// Issue 20 (8b): doctor walks the audit chain with the verifier of audit
+// verify. A row edited while its trigger was dropped, the trigger then
+// re-created, leaves the schema as it was: only the chain shows it.
+func TestDoctorVerifiesTheAuditChain(t *testing.T) {
+	cfg, db := auditStore(t)
+	code, stdout, _ := runMain(t, testEnv(), "doctor", "--config", cfg)
+	mustContain(t, "doctor on a clean store", stdout, "ok    audit   audit table and its append-only triggers in place; 5 audit entries verified\n")
+	var trigger string
+	conn, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = conn.QueryRow(`SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'audit_no_update'`).Scan(&trigger)
+	conn.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tamper(t, db, `DROP TRIGGER audit_no_update`, `UPDATE audit SET detail = 'step 1 (nothing happened)' WHERE id = 2`, trigger)
+	code, stdout, _ = runMain(t, testEnv(), "doctor", "--config", cfg)
+	if code != exitError {
+		t.Errorf("doctor after an edit: exit %d, want 1", code)
+	}
+	mustContain(t, "doctor after an edit", stdout,
+		"FAIL  audit   entry 2: entry content does not match its hash: it was edited (1 entries before it verified)")
+	if strings.Contains(stdout, "ok    audit") {
+		t.Errorf("doctor still says the audit log is fine:\n%s", stdout)
+	}
+	// The trigger dropped again and left so: both findings, as audit verify.
+	tamper(t, db, `DROP TRIGGER audit_no_update`)
+	_, stdout, _ = runMain(t, testEnv(), "doctor", "--config", cfg)
+	mustInOrder(t, stdout, "FAIL  store   sqlite: schema check: missing trigger audit_no_update",
+		"FAIL  audit   entry 2: entry content does not match its hash: it was edited (1 entries before it verified)")
+}
+
+// Issue 20 (8b): on PostgreSQL, audit verify of a store whose append-only
+// trigger was disabled reports the schema error and still walks the chain,
+// naming the edited entry.
+func TestAuditVerifyOnPostgresWithADisabledTrigger(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", "")
+	url := usePostgres(t, cfg)
+	s, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAudit(t, s)
+	s.Close()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	exec := func(q string) {
+		t.Helper()
+		if _, err := conn.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// The trigger disabled, nothing edited yet: both findings.
+	exec(`ALTER TABLE audit DISABLE TRIGGER audit_append_only`)
+	code, stdout, stderr := runMain(t, testEnv(), "audit", "verify", "--config", cfg)
+	if code != exitError || stdout != "" {
+		t.Fatalf("verify: exit %d, stdout %q, stderr %q; want exit 1", code, stdout, stderr)
+	}
+	mustContain(t, "stderr with the trigger disabled", stderr, "changed trigger audit_append_only (disabled)",
+		"the chain itself holds: 5 audit entries verified")
+	// A row edited meanwhile: the schema error and the entry.
+	exec(`UPDATE audit SET detail = 'step 1 (nothing happened)' WHERE id = 2`)
+	code, stdout, stderr = runMain(t, testEnv(), "audit", "verify", "--config", cfg)
+	if code != exitError || stdout != "" {
+		t.Fatalf("verify: exit %d, stdout %q, stderr %q; want exit 1", code, stdout, stderr)
+	}
+	mustContain(t, "stderr after an edit", stderr, "changed trigger audit_append_only (disabled)",
+		"entry 2: entry content does not match its hash: it was edited (1 entries before it verified)")
 }

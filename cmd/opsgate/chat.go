@@ -65,6 +65,7 @@ func (e *env) chat(ctx context.Context, args []string) int {
 	if !ok {
 		return exitError
 	}
+	e.warnUnknownEnv()
 	interactive := isTerminal(e.stdin) && isTerminal(e.stdout)
 	who := localUser(e.getenv)
 	a, err := openApp(ctx, cfg, e.log, nil)
@@ -139,7 +140,9 @@ func (e *env) chat(ctx context.Context, args []string) int {
 		fmt.Fprintln(e.stdout) // leave the shell prompt its own line
 	}
 	if interrupted {
-		a.engine.Stop(context.Background(), term.ConvKey())
+		// Nobody at the terminal stopped it: opsgate ends the conversation
+		// itself, and the audit says so.
+		a.engine.StopAs(context.Background(), term.ConvKey(), core.SystemActor, "opsgate was stopped while the request was pending")
 	}
 	sctx, scancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer scancel()

@@ -79,9 +79,7 @@ func (r *engineRef) Conversations(ctx context.Context, f core.ConversationFilter
 func (r *engineRef) Handle(ctx context.Context, in core.Inbound) error { return r.e.Handle(ctx, in) }
 func (r *engineRef) Stop(ctx context.Context, key string) bool         { return r.e.Stop(ctx, key) }
 func (r *engineRef) Decide(ctx context.Context, d core.Decision) (core.Approval, error) {
-	a, err := r.e.Decide(ctx, d)
-	r.m.Decided(err)
-	return a, err
+	return r.e.Decide(ctx, d)
 }
 func (r *engineRef) Status(ctx context.Context, key string) (core.Status, error) {
 	return r.e.Status(ctx, key)
@@ -115,6 +113,7 @@ func (p *platformEngine) Stop(ctx context.Context, key string) bool { return p.r
 func (p *platformEngine) Decide(ctx context.Context, d core.Decision) (core.Approval, error) {
 	d.Actor = p.qualify(d.Actor)
 	a, err := p.ref.Decide(ctx, d)
+	p.ref.m.Decided(p.platform, err)
 	return p.ref.red.Approval(a), err
 }
 func (p *platformEngine) Status(ctx context.Context, key string) (core.Status, error) {

@@ -67,6 +67,9 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// environ lists the environment ("NAME=value"), to warn about OPSGATE_
+	// variables nobody reads; nil in tests that run Main.
+	environ func() []string
 
 	configFile string
 	logLevel   string
@@ -79,7 +82,13 @@ type env struct {
 // exit code. It parses, runs the command, and closes what it opened; ctx
 // ending (SIGTERM) stops the command gracefully.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	return mainEnv(ctx, args, stdin, stdout, stderr, getenv, nil)
+}
+
+// mainEnv is Main with the list of the environment's variables (os.Environ
+// in main), which serve, chat and doctor check for misspelt OPSGATE_ ones.
+func mainEnv(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, environ func() []string) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, environ: environ}
 	global := flag.NewFlagSet("opsgate", flag.ContinueOnError)
 	global.SetOutput(io.Discard)
 	e.commonFlags(global)
@@ -179,7 +188,7 @@ func (e *env) initLog(defaultLevel slog.Level) bool {
 	level := defaultLevel
 	name := e.logLevel
 	if name == "" {
-		name = e.getenv("OPSGATE_LOG_LEVEL")
+		name = e.getenv(config.EnvLogLevel)
 	}
 	if name != "" {
 		if err := level.UnmarshalText([]byte(name)); err != nil {
@@ -205,6 +214,22 @@ func (e *env) loadConfig() (*config.Config, error) {
 		e.log.Debug("no configuration file; using defaults and the environment")
 	}
 	return cfg, nil
+}
+
+// unknownEnv returns a warning for each OPSGATE_ variable of the
+// environment that opsgate does not read (config.UnknownEnv).
+func (e *env) unknownEnv() []string {
+	if e.environ == nil {
+		return nil
+	}
+	return config.UnknownEnv(e.environ())
+}
+
+// warnUnknownEnv logs unknownEnv's warnings, at the start of serve and chat.
+func (e *env) warnUnknownEnv() {
+	for _, w := range e.unknownEnv() {
+		e.log.Warn(w)
+	}
 }
 
 // fail prints err for the person at the terminal.

@@ -26,7 +26,8 @@ const doctorHelp = `Usage: opsgate doctor
 
 Check the configuration, reach the LLM, start every MCP server and list
 its tools with their risk, open the store and check that its audit log is
-still append-only, and check that opsgate serve has something to serve.
+still append-only and that its hash chain holds (as audit verify), and
+check that opsgate serve has something to serve.
 Prints what is wrong and how to fix it; exits 1 when anything is.
 `
 
@@ -83,6 +84,9 @@ func (e *env) doctor(ctx context.Context, args []string) int {
 		r.ok("config", "%s", cfg.File)
 	} else {
 		r.ok("config", "no file (%s absent); built-in defaults and the environment", config.DefaultFile)
+	}
+	for _, w := range e.unknownEnv() {
+		r.warn("config", "%s", w)
 	}
 	e.checkLLM(ctx, r, cfg)
 	e.checkTools(ctx, r, cfg)
@@ -222,6 +226,11 @@ func (e *env) checkStore(ctx context.Context, r *report, cfg *config.Config) {
 	switch {
 	case errors.As(err, &schemaErr):
 		r.fail("store", schemaFix(loc), "%v", err)
+		// As audit verify: the chain may show an edit made meanwhile.
+		if s, _, err := memory.OpenForInspection(ctx, cfg.Store.URL); err == nil {
+			checkChain(ctx, r, s, loc, "")
+			s.Close()
+		}
 		return
 	case err != nil && loc.Kind == memory.Postgres:
 		r.fail("store", "check that the server in store.url is reachable from here, that the user and password are right, "+
@@ -255,7 +264,27 @@ func (e *env) checkStore(ctx context.Context, r *report, cfg *config.Config) {
 		r.fail("audit", schemaFix(loc), "%v", err)
 		return
 	}
-	r.ok("audit", "audit table and its append-only triggers in place")
+	// Triggers in place do not show an edit made while one was dropped
+	// and then re-created: the hash chain does.
+	checkChain(ctx, r, store, loc, "audit table and its append-only triggers in place; ")
+}
+
+// checkChain reports what the audit hash chain of store says, as audit
+// verify does; a chain that holds is ok after okPrefix. With okPrefix ""
+// the store's schema failed and was reported: only a break is added (an
+// audit table that is gone cannot be read at all).
+func checkChain(ctx context.Context, r *report, store core.Store, loc memory.Location, okPrefix string) {
+	chain, err := verifyAudit(ctx, store)
+	switch {
+	case err != nil && okPrefix == "":
+	case err != nil:
+		r.fail("audit", "", "reading the audit log: %v", err)
+	case chain.brk != nil:
+		r.fail("audit", "find out who changed "+loc.Where()+" and restore it from a backup; opsgate audit verify says the same",
+			"%s", chain)
+	case okPrefix != "":
+		r.ok("audit", "%s%s", okPrefix, chain)
+	}
 }
 
 // checkTokens counts the API tokens in use and warns about those whose

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/opsgate/opsgate/internal/pgtest"
 	"io"
 	"os"
@@ -11,10 +13,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
@@ -225,7 +229,8 @@ func TestBinaryBadConfigStartsNothing(t *testing.T) {
 		"tools:\n  servers:\n    - {name: sh, command: sh, args: [-c, 'touch "+marker+"']}\n  default_toolsets: [sh, helm]\n")
 	for _, cmd := range []string{"chat", "serve", "migrate"} {
 		stdout, stderr, code := runBinary(t, dir, "hello\n", cmd, "--config", cfg)
-		want := "opsgate: config: tools.default_toolsets[1]: \"helm\" is not the name of a server in tools.servers\n"
+		want := fmt.Sprintf("opsgate: config: tools.default_toolsets[1]: \"helm\" is not the name of a server in tools.servers (%s line %d)\n",
+			cfg, lineOf(t, cfg, "default_toolsets: [sh, helm]"))
 		if code != 1 || stderr != want || stdout != "" {
 			t.Errorf("%s: exit %d\nstdout %q\nstderr %q\nwant   %q", cmd, code, stdout, stderr, want)
 		}
@@ -284,5 +289,98 @@ func TestBinaryChatPipedSIGINT(t *testing.T) {
 	mustInOrder(t, out.String(), "approve DESTRUCTIVE delete_namespace (namespace=dev)? [y/N]\n", "✖ delete_namespace: cancelled\n")
 	if calls := mcp.Calls(); len(calls) != 0 {
 		t.Errorf("MCP calls = %+v, want none", calls)
+	}
+}
+
+// Issue 20 (8h): an approval cancelled because chat was ended by SIGTERM
+// is audited as cancelled by opsgate itself (core.SystemActor), not by
+// nobody ("-"), and says why.
+func TestBinaryChatSIGTERMAuditsTheCancelAsSystem(t *testing.T) {
+	dir := t.TempDir()
+	llm := llmfake.New(t)
+	mcp := mcpfake.New()
+	cfg := writeConfig(t, dir, llm.URL, mcp.ServeHTTP(t), "")
+	llm.Push(
+		toolCall("c1", "load_toolset", `{"toolset":"k8s","include_write_tools":true}`),
+		toolCall("c2", "delete_namespace", `{"namespace":"dev"}`),
+		llmfake.Reply{Text: "Not deleted."},
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := binaryCommand(ctx, t, dir, "chat", "--config", cfg)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var out, errOut coretest.SyncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(stdin, "delete dev\n"); err != nil {
+		t.Fatal(err)
+	}
+	for !strings.Contains(out.String(), "[y/N]") {
+		if ctx.Err() != nil {
+			t.Fatalf("no approval question:\nstdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	stdout, stderr, code := runBinary(t, dir, "", "audit", "--json", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("audit: exit %d: %s", code, stderr)
+	}
+	var cancelled []core.AuditEntry
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var e core.AuditEntry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		if e.Kind == core.AuditCancelled {
+			cancelled = append(cancelled, e)
+		}
+	}
+	if len(cancelled) != 1 || cancelled[0].Actor != core.SystemActor || !strings.Contains(cancelled[0].Detail, "opsgate was stopped") {
+		t.Fatalf("cancelled entries = %+v, want one by %+v saying opsgate was stopped\naudit:\n%s", cancelled, core.SystemActor, stdout)
+	}
+}
+
+// Issue 20 (8e): a misspelt OPSGATE_ variable, which nothing reads, is
+// warned about at the start of serve, chat and doctor, with the variable
+// meant; the real binary reads its real environment.
+func TestBinaryWarnsAboutMisspeltVariables(t *testing.T) {
+	dir := t.TempDir()
+	llm := llmfake.New(t)
+	cfg := writeConfig(t, dir, llm.URL, "", "")
+	const want = "OPSGATE_LLM_BASEURL is set, but opsgate reads no such variable; did you mean OPSGATE_LLM_BASE_URL?"
+	run := func(stdin string, args ...string) (stdout, stderr string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := binaryCommand(ctx, t, dir, args...)
+		cmd.Env = append(cmd.Env, "OPSGATE_LLM_BASEURL=http://elsewhere/v1", "OPSGATE_TOKEN=og_not-a-mistake")
+		cmd.Stdin = strings.NewReader(stdin)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		_ = cmd.Run()
+		return out.String(), errOut.String()
+	}
+	stdout, _ := run("", "doctor", "--config", cfg)
+	mustContain(t, "doctor", stdout, "warn  config  "+want+"\n")
+	llm.Push(llmfake.Reply{Text: "Hello."})
+	stdout, stderr := run("", "chat", "-m", "hi", "--config", cfg)
+	mustContain(t, "chat's stdout", stdout, "Hello.")
+	mustContain(t, "chat's stderr", stderr, "level=WARN msg=\""+want+"\"")
+	_, stderr = run("", "serve", "--config", cfg) // nothing to serve: it warns, then refuses
+	mustContain(t, "serve's stderr", stderr, "level=WARN msg=\""+want+"\"")
+	for _, out := range []string{stdout, stderr} {
+		if strings.Contains(out, "OPSGATE_TOKEN") {
+			t.Errorf("OPSGATE_TOKEN (the API token of the README's curl examples) was warned about:\n%s", out)
+		}
 	}
 }

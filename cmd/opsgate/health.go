@@ -73,7 +73,7 @@ func (e *env) routes(a *app, chats []chat, m *metrics.Metrics) (h http.Handler, 
 	}
 	hl.mount(mux, m)
 	closeStreams = func() {}
-	if api := e.api(a); api != nil {
+	if api := e.api(a, m); api != nil {
 		mux.Handle(httpapi.Prefix, api)
 		closeStreams = api.Close
 		// The console takes every other path (404 for what it does not

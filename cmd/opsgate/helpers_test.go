@@ -58,3 +58,20 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func isTitleRequest(req llmfake.Request) bool {
 	return len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, "Write a title for this operations conversation")
 }
+
+// lineOf is the number of the first line of file that contains text, as
+// configuration errors name it ("(FILE line N)").
+func lineOf(t *testing.T, file, text string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, text) {
+			return i + 1
+		}
+	}
+	t.Fatalf("%s has no line with %q", file, text)
+	return 0
+}

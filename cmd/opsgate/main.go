@@ -17,7 +17,7 @@ func main() {
 	// SIGTERM ends every command gracefully. SIGINT is left to the commands:
 	// for chat on a terminal, Ctrl-C stops a run rather than the program.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	code := Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	code := mainEnv(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv, os.Environ)
 	stop()
 	os.Exit(code)
 }

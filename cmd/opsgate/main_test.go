@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -66,14 +67,36 @@ func TestMigrate(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", "")
 	db := filepath.Join(dir, "data", "opsgate.db")
-	for i, want := range []string{"(created)", "(up to date)"} {
+	for i, want := range []string{`\(created, \d+ migrations applied\), schema version [1-9]\d*\n(  applied \d{4}_\w+\n)+`,
+		`\(up to date\), schema version [1-9]\d*\n`} {
 		var out, errOut strings.Builder
 		if code := Main(context.Background(), []string{"migrate", "--config", cfg}, nil, &out, &errOut, testEnv()); code != exitOK {
 			t.Fatalf("migrate #%d: exit %d: %s", i+1, code, errOut.String())
 		}
-		if !regexp.MustCompile(`^store: sqlite ` + regexp.QuoteMeta(db) + ` ` + regexp.QuoteMeta(want) + `, schema version [1-9]\d*\n$`).MatchString(out.String()) {
+		if !regexp.MustCompile(`^store: sqlite ` + regexp.QuoteMeta(db) + ` ` + want + `$`).MatchString(out.String()) {
 			t.Errorf("migrate #%d printed %q", i+1, out.String())
 		}
+	}
+}
+
+// Issue 20 (8g): migrate on a new PostgreSQL database says which
+// migrations it applied, not "(up to date)"; a second run applies none.
+func TestMigrateNamesAppliedMigrationsOnPostgres(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", "")
+	usePostgres(t, cfg)
+	code, stdout, stderr := runMain(t, testEnv(), "migrate", "--config", cfg)
+	if code != exitOK {
+		t.Fatalf("migrate: exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	m := regexp.MustCompile(`^store: postgres postgres://\S+ \((\d+) migrations applied\), schema version (\d+)$`).FindStringSubmatch(lines[0])
+	if m == nil || m[1] != m[2] || fmt.Sprint(len(lines)-1) != m[1] || lines[1] != "  applied 0001_init" {
+		t.Fatalf("migrate of a new database printed:\n%s\nwant the count and one line per migration, from 0001_init", stdout)
+	}
+	code, stdout, stderr = runMain(t, testEnv(), "migrate", "--config", cfg)
+	if code != exitOK || !regexp.MustCompile(`^store: postgres \S+ \(up to date\), schema version \d+\n$`).MatchString(stdout) {
+		t.Errorf("second migrate: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
 	}
 }
 
@@ -215,7 +238,8 @@ func TestChatBadConfigStartsNothing(t *testing.T) {
 	if code != exitError {
 		t.Errorf("exit %d, want %d", code, exitError)
 	}
-	if want := "opsgate: config: session.queue_mode: \"later\" is not one of steer, followup, interrupt\n"; errOut.String() != want {
+	if want := fmt.Sprintf("opsgate: config: session.queue_mode: \"later\" is not one of steer, followup, interrupt (%s line %d)\n",
+		cfg, lineOf(t, cfg, "queue_mode: later")); errOut.String() != want {
 		t.Errorf("stderr = %q, want %q", errOut.String(), want)
 	}
 	for _, p := range []string{marker, filepath.Join(dir, "data")} {

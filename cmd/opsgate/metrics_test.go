@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -250,9 +252,9 @@ func TestMetricsInReadmeMove(t *testing.T) {
 	sc.wait("waiting for a while", above(0), "opsgate_approvals_oldest_pending_seconds")
 	card := waitCard(t, tg, 42)
 	tg.Click(42, card.ID, telegramtest.User(43, "mallory"), card.Buttons[0].Data)
-	sc.wait("mallory refused", is(1), "opsgate_approval_clicks_total", "result", "not_allowed")
+	sc.wait("mallory refused", is(1), "opsgate_approval_clicks_total", "platform", "telegram", "result", "not_allowed")
 	tg.Click(42, card.ID, alice, card.Buttons[0].Data)
-	sc.wait("alice approved", is(1), "opsgate_approval_clicks_total", "result", "ok")
+	sc.wait("alice approved", is(1), "opsgate_approval_clicks_total", "platform", "telegram", "result", "ok")
 	sc.wait("approved", is(1), "opsgate_approval_decisions_total", "outcome", "approved")
 	sc.wait("run 2 done", is(2), "opsgate_runs_total", "status", "done")
 	sc.wait("nothing pending", is(0), "opsgate_approvals_pending")
@@ -327,6 +329,66 @@ func waitCard(t *testing.T, tg *telegramtest.Server, chat int64) telegramtest.Me
 		case <-tg.Changed():
 		case <-deadline:
 			t.Fatalf("no approval card in chat %d: %+v", chat, tg.Messages(chat))
+		}
+	}
+}
+
+// Issue 20 (8a): decisions through the HTTP API are counted in
+// opsgate_approval_clicks_total like chat clicks, platform "api", refused
+// ones included, so that the README's refused-clicks alert sees API abuse.
+func TestAPIDecisionsAreCounted(t *testing.T) {
+	dir := t.TempDir()
+	tg := telegramtest.New(t)
+	model := llmfake.New(t)
+	k8s := mcpfake.New()
+	pol := filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(pol, []byte(quorumPolicy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, dir, model.URL, k8s.ServeHTTP(t), fmt.Sprintf(
+		"policy:\n  file: %s\ntelegram:\n  token: %q\n  api_url: %s\n  allowed_users: [%d, %d]\n",
+		pol, telegramtest.Token, tg.URL, aliceTG, bobTG))
+	carol, _ := createToken(t, cfg, "carol")
+	dave, _ := createToken(t, cfg, "dave")
+	model.Push(
+		toolCall("c0", "load_toolset", `{"toolset":"k8s","include_write_tools":true}`),
+		toolCall("c1", "scale_deployment", `{"name":"web","replicas":3}`),
+		llmfake.Reply{Text: "Web runs 3 replicas now."},
+	)
+	s := serveConfig(t, cfg)
+	sc := &scraper{t: t, s: s, documented: readmeMetrics(t), totals: map[string][]float64{}, present: map[string]bool{}}
+
+	alice := telegramtest.User(aliceTG, "alice")
+	tg.Push(tg.NewTextUpdate(telegramtest.GroupChat(opsChat), alice, "@"+telegramtest.BotUsername+" scale web to 3"))
+	waitCard(t, tg, opsChat)
+	status, body := apiCall(t, s, carol, "GET", "/api/v1/approvals?status=pending", "")
+	var listed struct{ Approvals []core.Approval }
+	if err := json.Unmarshal([]byte(body), &listed); status != http.StatusOK || err != nil || len(listed.Approvals) != 1 {
+		t.Fatalf("GET approvals = %d %s, want the one pending approval", status, body)
+	}
+	approve := `{"decision":"approve"}`
+	decision := "/api/v1/approvals/" + listed.Approvals[0].ID + "/decision"
+
+	// dave has no role: refused, twice.
+	for range 2 {
+		if status, body := apiCall(t, s, dave, "POST", decision, approve); status != http.StatusForbidden {
+			t.Fatalf("dave's decision = %d %s, want 403", status, body)
+		}
+	}
+	sc.wait("dave's refusals", is(2), "opsgate_approval_clicks_total", "platform", "api", "result", "not_allowed")
+	// An approval that does not exist.
+	if status, body := apiCall(t, s, carol, "POST", "/api/v1/approvals/no-such-approval/decision", approve); status != http.StatusNotFound {
+		t.Fatalf("a decision on no approval = %d %s, want 404", status, body)
+	}
+	sc.wait("the unknown approval", is(1), "opsgate_approval_clicks_total", "platform", "api", "result", "not_found")
+	// carol's vote counts (one of two).
+	if status, body := apiCall(t, s, carol, "POST", decision, approve); status != http.StatusOK {
+		t.Fatalf("carol's decision = %d %s, want 200", status, body)
+	}
+	sc.wait("carol's vote", is(1), "opsgate_approval_clicks_total", "platform", "api", "result", "ok")
+	for _, r := range []string{"ok", "not_allowed", "not_found"} {
+		if v, _ := sc.get("opsgate_approval_clicks_total", "platform", "telegram", "result", r); v != 0 {
+			t.Errorf("telegram clicks %s = %v; nobody clicked in the chat", r, v)
 		}
 	}
 }

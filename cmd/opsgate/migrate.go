@@ -16,7 +16,7 @@ const migrateHelp = `Usage: opsgate migrate
 
 Apply pending database migrations to store.url, check that the schema is
 the one the migrations make (a dropped audit table or append-only trigger
-is an error), and print the schema version.
+is an error), and print the schema version and the migrations applied.
 `
 
 func (e *env) migrate(ctx context.Context, args []string) int {
@@ -46,19 +46,31 @@ func (e *env) migrate(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stdout, "store: %s (no migrations)\n", loc)
 		return exitOK
 	}
-	if _, err := m.Migrate(ctx); err != nil {
+	var applied []string
+	if o, ok := store.(interface{ AppliedOnOpen() []string }); ok {
+		applied = o.AppliedOnOpen()
+	}
+	more, err := m.Migrate(ctx)
+	if err != nil {
 		e.fail(err)
 		return exitError
 	}
+	applied = append(applied, more...)
 	v, err := m.SchemaVersion(ctx)
 	if err != nil {
 		e.fail(err)
 		return exitError
 	}
 	state := "up to date"
+	if len(applied) > 0 {
+		state = fmt.Sprintf("%d migrations applied", len(applied))
+	}
 	if created {
-		state = "created"
+		state = "created, " + state
 	}
 	fmt.Fprintf(e.stdout, "store: %s (%s), schema version %d\n", loc, state, v)
+	for _, name := range applied {
+		fmt.Fprintf(e.stdout, "  applied %s\n", name)
+	}
 	return exitOK
 }

@@ -22,8 +22,9 @@ const schedulesHelp = `Usage: opsgate schedules [run NAME]
 Without arguments, list the configured schedules with their next fires.
 
   run NAME  fire the schedule now, in this process, against the configured
-            store and target (like chat -m), and exit 0 when its run
-            completed (1 when it failed or could not start)
+            store and target, print the answer on stdout (like chat -m),
+            and exit 0 when its run completed (1 when it failed or could
+            not start)
 `
 
 // buildSchedules parses the configured schedules; a target on a platform
@@ -235,7 +236,10 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 		if ev.Type == core.EventWorkflowError {
 			failed.Store(ev.Text)
 		}
-		if ev.Type == core.EventGenerationComplete && cfg.Schedules[idx].Target != "log" {
+		// The answer goes to stdout whatever the target, as chat -m prints
+		// it: the log target logs it at info, which the default level hides.
+		// A step that only called tools has no text to print.
+		if ev.Type == core.EventGenerationComplete && strings.TrimSpace(ev.Text) != "" {
 			fmt.Fprintln(e.stdout, ev.Text)
 		}
 		return nil

@@ -203,3 +203,23 @@ func TestSchedulesListAndRun(t *testing.T) {
 		t.Errorf("schedules run nope: exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// Issue 20 (8c): `schedules run NAME` of a schedule whose target is log
+// prints the answer on stdout at the default log level, as `chat -m` does;
+// the log target's own line is at info, which the default level hides.
+func TestSchedulesRunLogTargetPrintsTheAnswer(t *testing.T) {
+	dir := t.TempDir()
+	model := llmfake.New(t)
+	model.Push(
+		toolCall("c1", "load_toolset", `{"toolset":"memory"}`),
+		llmfake.Reply{Text: "All 12 nodes are Ready."},
+	)
+	cfg := writeConfig(t, dir, model.URL, "", "schedules:\n  - {name: health, cron: '@every 1h', prompt: 'how are the nodes?', target: log}\n")
+	code, stdout, stderr := runMain(t, testEnv(), "schedules", "run", "health", "--config", cfg)
+	if code != exitOK {
+		t.Fatalf("schedules run: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if stdout != "All 12 nodes are Ready.\n" {
+		t.Errorf("stdout = %q, want the answer alone (no empty line for the tool-call step)", stdout)
+	}
+}

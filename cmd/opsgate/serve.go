@@ -48,6 +48,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	if !ok {
 		return exitError
 	}
+	e.warnUnknownEnv()
 	if what, fix, empty := nothingToServe(cfg); empty {
 		if !*allowEmpty {
 			e.fail(fmt.Errorf("serve: %s; %s", what, fix))

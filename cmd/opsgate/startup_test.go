@@ -70,7 +70,8 @@ func TestEmptyTokenVariableRefusedUnlessDisabled(t *testing.T) {
 			dir := t.TempDir()
 			section := fmt.Sprintf("%s:\n  %s: ${%s}\n", p.platform, p.key, p.variable)
 			cfg := writeConfig(t, dir, "http://127.0.0.1:1/v1", "", section)
-			want := fmt.Sprintf("config: %s.%s is empty: ${%s} is not set", p.platform, p.key, p.variable)
+			want := fmt.Sprintf("config: %s.%s is empty: ${%s} is not set (%s line %d)", p.platform, p.key, p.variable,
+				cfg, lineOf(t, cfg, "${"+p.variable+"}"))
 
 			// The variable is unset, or set to nothing (which counts as unset).
 			for _, env := range []func(string) string{testEnv(), testEnv(p.variable, "")} {
@@ -136,7 +137,7 @@ func TestServeRefusesNothingToServe(t *testing.T) {
 			}
 			mustInOrder(t, stdout,
 				"ok    llm     fake-model at "+model.URL+"\n",
-				"ok    audit   audit table and its append-only triggers in place\n",
+				"ok    audit   audit table and its append-only triggers in place; 0 audit entries verified\n",
 				"warn  serve   "+tt.what+": opsgate chat works, opsgate serve refuses to start; "+fix+"\n")
 
 			up := regexp.MustCompile(`level=INFO msg="opsgate serving".* adapters=\[\] schedules=\[\]`)

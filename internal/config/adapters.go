@@ -42,8 +42,6 @@ type platform struct {
 	name    string
 	enabled *bool
 	token   keyValue
-	// secrets are further keys whose ${VAR} must not expand to nothing.
-	secrets []keyValue
 	// needToken are keys that mean nothing without the token.
 	needToken []keyValue
 }
@@ -53,11 +51,9 @@ func (c *Config) platforms() []platform {
 	return []platform{
 		{
 			name: "telegram", enabled: t.Enabled, token: keyValue{"token", t.Token},
-			secrets: []keyValue{{"webhook_secret", t.WebhookSecret}},
 		},
 		{
 			name: "slack", enabled: s.Enabled, token: keyValue{"bot_token", s.BotToken},
-			secrets:   []keyValue{{"app_token", s.AppToken}, {"signing_secret", s.SigningSecret}},
 			needToken: []keyValue{{"app_token", s.AppToken}, {"signing_secret", s.SigningSecret}},
 		},
 		{
@@ -68,25 +64,19 @@ func (c *Config) platforms() []platform {
 }
 
 // validatePlatform refuses a chat section that would leave its adapter off
-// without saying so: a token whose ${VAR} is not set, enabled: true without
-// a token, or settings written without a token. A section that is absent,
-// or says enabled: false, is off and not checked further.
+// without saying so: enabled: true without a token, or settings written
+// without a token (a token whose ${VAR} is not set is checkUnset's). A
+// section that is absent, or says enabled: false, is off and not checked
+// further.
 func (c *Config) validatePlatform(p platform) error {
 	if p.enabled != nil && !*p.enabled {
 		return nil
 	}
 	tokenPath := p.name + "." + p.token.key
 	if p.token.value != "" {
-		for _, kv := range p.secrets {
-			if err := c.checkExpanded(p.name+"."+kv.key, kv.value); err != nil {
-				return err
-			}
-		}
 		return nil
 	}
-	if err := c.checkExpanded(tokenPath, ""); err != nil {
-		return err
-	}
+	// A token that an unset ${VAR} emptied was refused by checkUnset.
 	if p.enabled != nil {
 		return fmt.Errorf("config: %s is empty: %s.enabled is true; set the token", tokenPath, p.name)
 	}
@@ -104,25 +94,6 @@ func (c *Config) validatePlatform(p platform) error {
 			tokenPath, p.name, strings.Join(written, ", "), p.name, p.name)
 	}
 	return nil
-}
-
-// checkExpanded refuses an empty value at path that was written as ${VAR}:
-// the variable is missing from opsgate's environment, which would
-// otherwise turn a feature off without a word.
-func (c *Config) checkExpanded(path, value string) error {
-	vars := c.unset[path]
-	if value != "" || len(vars) == 0 {
-		return nil
-	}
-	names := make([]string, len(vars))
-	for i, v := range vars {
-		names[i] = "${" + v + "}"
-	}
-	verb := "is"
-	if len(names) > 1 {
-		verb = "are"
-	}
-	return fmt.Errorf("config: %s is empty: %s %s not set", path, strings.Join(names, " and "), verb)
 }
 
 // fileKeysOf lists the keys of section written in the file, but for those

@@ -40,12 +40,14 @@ type Config struct {
 	// sources maps a key path to the environment variable that set it, so
 	// that an error about the key can say where the value came from.
 	sources map[string]string
-	// fileKeys holds the key paths written in the file, so that a chat
-	// section with settings but no token is told from an absent one.
-	fileKeys map[string]bool
+	// fileKeys maps the key paths written in the file (list items as
+	// path[i]) to their line, so that an error can say where a value was
+	// written and a chat section with settings but no token is told from an
+	// absent one.
+	fileKeys map[string]int
 	// unset maps a key path to the ${VAR}s in its value that expanded to
-	// nothing, so that an empty token can name the variable to set.
-	unset map[string][]string
+	// nothing, so that a value they emptied can name the variable to set.
+	unset map[string]unsetVars
 	// openAIKeyWithheld: OPENAI_API_KEY is set but not used (see fillDefaults).
 	openAIKeyWithheld bool
 	// baseURLDefaulted: nobody set llm.base_url; it is a built-in default.

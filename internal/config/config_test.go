@@ -299,7 +299,7 @@ func TestLoadErrors(t *testing.T) {
 		want       string // the whole message, or a prefix ending in "…"
 	}{
 		{"max_iterations zero", "llm: {max_iterations: 0}", nil,
-			"config: llm.max_iterations: must be at least 1 (got 0)"},
+			"config: llm.max_iterations: must be at least 1 (got 0) (c.yaml line 1)"},
 		{"max_iterations from env", "", []string{"OPSGATE_LLM_MAX_ITERATIONS", "0"},
 			"config: llm.max_iterations: must be at least 1 (got 0) (set by OPSGATE_LLM_MAX_ITERATIONS)"},
 		{"max_iterations not a number", "llm:\n  max_iterations: lots", nil,
@@ -307,19 +307,19 @@ func TestLoadErrors(t *testing.T) {
 		{"env not a number", "", []string{"OPSGATE_MEMORY_TOKEN_BUDGET", "big"},
 			`config: memory.token_budget: must be a whole number (got "big") (OPSGATE_MEMORY_TOKEN_BUDGET)`},
 		{"context window", "llm: {context_window_messages: 1}", nil,
-			"config: llm.context_window_messages: must be at least 2 (got 1)"},
+			"config: llm.context_window_messages: must be at least 2 (got 1) (c.yaml line 1)"},
 		{"reasoning effort", "llm: {reasoning_effort: extreme}", nil,
-			`config: llm.reasoning_effort: "extreme" is not one of none, minimal, low, medium, high, xhigh (or empty for the model's default)`},
+			`config: llm.reasoning_effort: "extreme" is not one of none, minimal, low, medium, high, xhigh (or empty for the model's default) (c.yaml line 1)`},
 		{"negative max_tokens", "llm: {max_tokens: -1}", nil,
-			"config: llm.max_tokens: must be 0 (no limit) or more (got -1)"},
+			"config: llm.max_tokens: must be 0 (no limit) or more (got -1) (c.yaml line 1)"},
 		{"zero timeout", "llm: {timeout: 0s}", nil,
-			"config: llm.timeout: must be a positive duration such as 60s (got 0s)"},
+			"config: llm.timeout: must be a positive duration such as 60s (got 0s) (c.yaml line 1)"},
 		{"timeout not a duration", "llm:\n  timeout: 60", nil,
 			`config: llm.timeout: "60" is not a duration (use a number with a unit, e.g. 30m or 1h) (c.yaml line 2)`},
 		{"negative stream idle timeout from env", "", []string{"OPSGATE_LLM_STREAM_IDLE_TIMEOUT", "-5s"},
 			"config: llm.stream_idle_timeout: must be a positive duration such as 60s (got -5s) (set by OPSGATE_LLM_STREAM_IDLE_TIMEOUT)"},
 		{"base_url", "llm: {base_url: localhost:11434}", nil,
-			`config: llm.base_url: "localhost:11434" is not an http:// or https:// URL`},
+			`config: llm.base_url: "localhost:11434" is not an http:// or https:// URL (c.yaml line 1)`},
 		{"OPENAI_BASE_URL fallback", "", []string{"OPENAI_BASE_URL", "localhost:4000"},
 			`config: llm.base_url: "localhost:4000" is not an http:// or https:// URL (set by OPENAI_BASE_URL)`},
 		{"unknown key with typo", "llm:\n  bse_url: http://x/v1", nil,
@@ -339,67 +339,67 @@ func TestLoadErrors(t *testing.T) {
 		{"unterminated expansion", "llm: {api_key: '${KEY'}", nil,
 			`config: llm.api_key: unterminated ${ in "${KEY" (write $$ for a literal $) (c.yaml line 1)`},
 		{"queue mode", "session: {queue_mode: foo}", nil,
-			`config: session.queue_mode: "foo" is not one of steer, followup, interrupt`},
+			`config: session.queue_mode: "foo" is not one of steer, followup, interrupt (c.yaml line 1)`},
 		{"queue mode from env", "", []string{"OPSGATE_SESSION_QUEUE_MODE", "later"},
 			`config: session.queue_mode: "later" is not one of steer, followup, interrupt (set by OPSGATE_SESSION_QUEUE_MODE)`},
 		{"store mysql", "store: {url: 'mysql://root@db/opsgate'}", nil,
-			`config: store.url: unsupported scheme "mysql" (use sqlite://PATH or postgres://…)`},
+			`config: store.url: unsupported scheme "mysql" (use sqlite://PATH or postgres://…) (c.yaml line 1)`},
 		{"store postgres without host", "store: {url: 'postgres:///opsgate'}", nil,
-			"config: store.url: postgres URL needs a host, e.g. postgres://opsgate@db:5432/opsgate"},
+			"config: store.url: postgres URL needs a host, e.g. postgres://opsgate@db:5432/opsgate (c.yaml line 1)"},
 		{"store empty", "store: {url: ''}", nil,
-			"config: store.url: must not be empty (use sqlite://PATH or postgres://…)"},
+			"config: store.url: must not be empty (use sqlite://PATH or postgres://…) (c.yaml line 1)"},
 		{"memory budget", "memory: {token_budget: 0}", nil,
-			"config: memory.token_budget: must be at least 1 (got 0)"},
+			"config: memory.token_budget: must be at least 1 (got 0) (c.yaml line 1)"},
 		{"server with command and url", "tools:\n  servers:\n    - {name: a, url: http://a/mcp}\n    - {name: b, command: b, url: http://b/mcp}", nil,
-			"config: tools.servers[1]: set exactly one of command (stdio server) or url (streamable HTTP server)"},
+			"config: tools.servers[1]: set exactly one of command (stdio server) or url (streamable HTTP server) (c.yaml line 4)"},
 		{"server with neither", "tools:\n  servers:\n    - {name: a}", nil,
-			"config: tools.servers[0]: set exactly one of command (stdio server) or url (streamable HTTP server)"},
+			"config: tools.servers[0]: set exactly one of command (stdio server) or url (streamable HTTP server) (c.yaml line 3)"},
 		{"server without name", "tools:\n  servers:\n    - {url: http://a/mcp}", nil,
-			"config: tools.servers[0].name: must be set (it is also the toolset name)"},
+			"config: tools.servers[0].name: must be set (it is also the toolset name) (c.yaml line 3)"},
 		{"duplicate server names", "tools:\n  servers:\n    - {name: k8s, url: http://a/mcp}\n    - {name: k8s, command: k}", nil,
-			`config: tools.servers[1].name: "k8s" is already the name of tools.servers[0]; names must be unique`},
+			`config: tools.servers[1].name: "k8s" is already the name of tools.servers[0]; names must be unique (c.yaml line 4)`},
 		{"reserved server name", "tools:\n  servers:\n    - {name: memory, command: m}", nil,
-			`config: tools.servers[0].name: "memory" is reserved for opsgate's own tools; pick another name`},
+			`config: tools.servers[0].name: "memory" is reserved for opsgate's own tools; pick another name (c.yaml line 3)`},
 		{"bad server name", "tools:\n  servers:\n    - {name: 'k 8s', command: m}", nil,
-			`config: tools.servers[0].name: "k 8s": use 1 to 32 letters, digits, - and _`},
+			`config: tools.servers[0].name: "k 8s": use 1 to 32 letters, digits, - and _ (c.yaml line 3)`},
 		{"server url", "tools:\n  servers:\n    - {name: a, url: 'ftp://a'}", nil,
-			`config: tools.servers[0].url: "ftp://a" is not an http:// or https:// URL`},
+			`config: tools.servers[0].url: "ftp://a" is not an http:// or https:// URL (c.yaml line 3)`},
 		{"headers on command server", "tools:\n  servers:\n    - {name: a, command: a, headers: {X: y}}", nil,
-			"config: tools.servers[0].headers: headers are for url servers; a command server takes args and env"},
+			"config: tools.servers[0].headers: headers are for url servers; a command server takes args and env (c.yaml line 3)"},
 		{"args on url server", "tools:\n  servers:\n    - {name: a, url: http://a/mcp, args: [x]}", nil,
-			"config: tools.servers[0]: args and env are for command servers; an url server takes headers"},
+			"config: tools.servers[0]: args and env are for command servers; an url server takes headers (c.yaml line 3)"},
 		{"unknown default toolset", "tools:\n  default_toolsets: [k8s, helm]\n  servers:\n    - {name: k8s, command: k}", nil,
-			`config: tools.default_toolsets[1]: "helm" is not the name of a server in tools.servers`},
+			`config: tools.default_toolsets[1]: "helm" is not the name of a server in tools.servers (c.yaml line 2)`},
 		{"bad duration", "approvals: {expiry: 30 minutes}", nil,
 			`config: approvals.expiry: "30 minutes" is not a duration (use a number with a unit, e.g. 30m or 1h) (c.yaml line 1)`},
 		{"call_timeout zero", "tools: {call_timeout: 0s}", nil,
-			"config: tools.call_timeout: must be a positive duration such as 2m (got 0s)"},
+			"config: tools.call_timeout: must be a positive duration such as 2m (got 0s) (c.yaml line 1)"},
 		{"call_timeout negative from env", "", []string{"OPSGATE_TOOLS_CALL_TIMEOUT", "-5s"},
 			"config: tools.call_timeout: must be a positive duration such as 2m (got -5s) (set by OPSGATE_TOOLS_CALL_TIMEOUT)"},
 		{"call_timeout not a duration", "tools:\n  call_timeout: 120", nil,
 			`config: tools.call_timeout: "120" is not a duration (use a number with a unit, e.g. 30m or 1h) (c.yaml line 2)`},
 		{"server call_timeout negative", "tools:\n  servers:\n    - {name: a, url: http://a/mcp, call_timeout: -1m}", nil,
-			"config: tools.servers[0].call_timeout: must be a positive duration such as 10m, or 0 (or absent) for tools.call_timeout (got -1m0s)"},
+			"config: tools.servers[0].call_timeout: must be a positive duration such as 10m, or 0 (or absent) for tools.call_timeout (got -1m0s) (c.yaml line 3)"},
 		{"server call_timeout not a duration", "tools:\n  servers:\n    - {name: a, url: http://a/mcp, call_timeout: soon}", nil,
 			`config: tools.servers[0].call_timeout: "soon" is not a duration (use a number with a unit, e.g. 30m or 1h) (c.yaml line 3)`},
 		{"zero duration", "approvals: {expiry: 0s}", nil,
-			"config: approvals.expiry: must be a positive duration such as 30m (got 0s)"},
+			"config: approvals.expiry: must be a positive duration such as 30m (got 0s) (c.yaml line 1)"},
 		{"listen", "server: {listen: 8080}", nil,
-			`config: server.listen: "8080" is not HOST:PORT (e.g. 127.0.0.1:8080, or :8080 for every interface)`},
+			`config: server.listen: "8080" is not HOST:PORT (e.g. 127.0.0.1:8080, or :8080 for every interface) (c.yaml line 1)`},
 		{"listen port", "server: {listen: 'localhost:http-alt'}", nil,
-			`config: server.listen: port "http-alt" is not a number from 0 to 65535`},
+			`config: server.listen: port "http-alt" is not a number from 0 to 65535 (c.yaml line 1)`},
 		{"telegram user ids are numbers", "telegram: {allowed_users: ['@alice']}", nil,
 			`config: telegram.allowed_users[0]: must be a whole number (got "@alice") (c.yaml line 1)`},
 		{"telegram api_url", "telegram: {api_url: 'api.telegram.org'}", nil,
-			`config: telegram.api_url: "api.telegram.org" is not an http:// or https:// URL`},
+			`config: telegram.api_url: "api.telegram.org" is not an http:// or https:// URL (c.yaml line 1)`},
 		{"slack app token alone", "slack: {app_token: xapp-1}", nil,
-			"config: slack.bot_token: must be set when slack.app_token is"},
+			"config: slack.bot_token: must be set when slack.app_token is (c.yaml line 1)"},
 		{"schedule cron", "schedules:\n  - {name: x, cron: 'every day', prompt: p, target: 'slack:C1'}", nil,
-			`config: schedules[0].cron: "every day" is not a cron spec (5 fields such as "0 9 * * 1-5", or @daily, @every 1h)`},
+			`config: schedules[0].cron: "every day" is not a cron spec (5 fields such as "0 9 * * 1-5", or @daily, @every 1h) (c.yaml line 2)`},
 		{"schedule target", "schedules:\n  - {name: x, cron: '@daily', prompt: p, target: C1}", nil,
-			`config: schedules[0].target: "C1" is not log or PLATFORM:ID with PLATFORM one of telegram, slack, discord (e.g. slack:C0123456)`},
+			`config: schedules[0].target: "C1" is not log or PLATFORM:ID with PLATFORM one of telegram, slack, discord (e.g. slack:C0123456) (c.yaml line 2)`},
 		{"schedule duplicate", "schedules:\n  - {name: x, cron: '@daily', prompt: p, target: 'slack:C1'}\n  - {name: x, cron: '@hourly', prompt: p, target: 'slack:C1'}", nil,
-			`config: schedules[1].name: "x" is already the name of schedules[0]; names must be unique`},
+			`config: schedules[1].name: "x" is already the name of schedules[0]; names must be unique (c.yaml line 3)`},
 		{"key set twice", "llm:\n  model: a\n  model: b", nil,
 			"config: llm.model: set twice (c.yaml line 3)"},
 		{"env servers not yaml", "", []string{"OPSGATE_TOOLS_SERVERS", "[{"},
@@ -522,19 +522,19 @@ func TestChatSectionEnableRules(t *testing.T) {
 		{name: "tokens set", body: "telegram: {token: t}\nslack: {bot_token: xoxb-1, app_token: xapp-1}\ndiscord: {token: d}\n",
 			want: []string{"telegram", "slack", "discord"}},
 		{name: "telegram token variable unset", body: "telegram:\n  token: ${TELEGRAM_TOKEN}\n  allowed_users: [1]\n",
-			err: "config: telegram.token is empty: ${TELEGRAM_TOKEN} is not set"},
+			err: "config: telegram.token is empty: ${TELEGRAM_TOKEN} is not set (c.yaml line 2)"},
 		{name: "slack bot token variable unset", body: "slack:\n  bot_token: ${SLACK_BOT_TOKEN}\n",
-			err: "config: slack.bot_token is empty: ${SLACK_BOT_TOKEN} is not set"},
+			err: "config: slack.bot_token is empty: ${SLACK_BOT_TOKEN} is not set (c.yaml line 2)"},
 		{name: "discord token variable empty", body: "discord:\n  token: ${DISCORD_BOT_TOKEN}\n", env: []string{"DISCORD_BOT_TOKEN", ""},
-			err: "config: discord.token is empty: ${DISCORD_BOT_TOKEN} is not set"},
+			err: "config: discord.token is empty: ${DISCORD_BOT_TOKEN} is not set (c.yaml line 2)"},
 		{name: "two variables", body: "telegram: {token: '${TG_ID}${TG_SECRET}'}\n",
-			err: "config: telegram.token is empty: ${TG_ID} and ${TG_SECRET} are not set"},
+			err: "config: telegram.token is empty: ${TG_ID} and ${TG_SECRET} are not set (c.yaml line 1)"},
 		{name: "slack app token variable unset", body: "slack:\n  bot_token: xoxb-1\n  app_token: ${SLACK_APP_TOKEN}\n",
-			err: "config: slack.app_token is empty: ${SLACK_APP_TOKEN} is not set"},
+			err: "config: slack.app_token is empty: ${SLACK_APP_TOKEN} is not set (c.yaml line 3)"},
 		{name: "slack signing secret variable unset", body: "slack:\n  bot_token: xoxb-1\n  signing_secret: ${SLACK_SIGNING_SECRET}\n",
-			err: "config: slack.signing_secret is empty: ${SLACK_SIGNING_SECRET} is not set"},
+			err: "config: slack.signing_secret is empty: ${SLACK_SIGNING_SECRET} is not set (c.yaml line 3)"},
 		{name: "telegram webhook secret variable unset", body: "telegram:\n  token: t\n  webhook_secret: ${TG_WEBHOOK_SECRET}\n",
-			err: "config: telegram.webhook_secret is empty: ${TG_WEBHOOK_SECRET} is not set"},
+			err: "config: telegram.webhook_secret is empty: ${TG_WEBHOOK_SECRET} is not set (c.yaml line 3)"},
 		{name: "variable set", body: "slack:\n  bot_token: ${SLACK_BOT_TOKEN}\n  app_token: ${SLACK_APP_TOKEN}\n",
 			env: []string{"SLACK_BOT_TOKEN", "xoxb-1", "SLACK_APP_TOKEN", "xapp-1"}, want: []string{"slack"}},
 		{name: "env override fills a token whose variable is unset", body: "slack:\n  bot_token: ${SLACK_BOT_TOKEN}\n",
@@ -580,6 +580,87 @@ func TestChatSectionEnableRules(t *testing.T) {
 				if isOn != slices.Contains(tt.want, name) {
 					t.Errorf("%s On() = %v, disagrees with Adapters() %q", name, isOn, tt.want)
 				}
+			}
+		})
+	}
+}
+
+// Issue 20 (8d): a ${VAR} that is not set makes any key it empties an
+// error naming the variable, FILE and line, as it did for platform tokens
+// only: llm.base_url and llm.api_key became empty without a word (and
+// doctor then blamed Ollama). An OPSGATE_ override of the key fills it; a
+// number, switch or duration keeps its default, as the README says.
+func TestUnsetVariableEmptyingAKeyIsAnError(t *testing.T) {
+	tests := []struct {
+		name, body string
+		env        []string
+		err        string // "" when Load succeeds
+	}{
+		{name: "llm.base_url", body: "llm:\n  base_url: ${LLM_URL}\n",
+			err: "config: llm.base_url is empty: ${LLM_URL} is not set (c.yaml line 2)"},
+		{name: "llm.api_key", body: "llm:\n  base_url: https://api.openai.com/v1\n  api_key: ${OPENAI_API_KEY}\n",
+			err: "config: llm.api_key is empty: ${OPENAI_API_KEY} is not set (c.yaml line 3)"},
+		{name: "store.url", body: "store: {url: '${DB_URL}'}\n",
+			err: "config: store.url is empty: ${DB_URL} is not set (c.yaml line 1)"},
+		{name: "a server's url", body: "tools:\n  servers:\n    - name: k8s\n      url: ${K8S_MCP}\n",
+			err: "config: tools.servers[0].url is empty: ${K8S_MCP} is not set (c.yaml line 4)"},
+		{name: "a server's env value", body: "tools:\n  servers:\n    - {name: gh, command: gh-mcp, env: {GITHUB_TOKEN: '${GH}'}}\n",
+			err: "config: tools.servers[0].env.GITHUB_TOKEN is empty: ${GH} is not set (c.yaml line 3)"},
+		{name: "a platform token, now with its line", body: "telegram:\n  token: ${TELEGRAM_TOKEN}\n",
+			err: "config: telegram.token is empty: ${TELEGRAM_TOKEN} is not set (c.yaml line 2)"},
+		{name: "overridden by OPSGATE_LLM_API_KEY", body: "llm:\n  base_url: https://api.openai.com/v1\n  api_key: ${OPENAI_API_KEY}\n",
+			env: []string{"OPSGATE_LLM_API_KEY", "k-1"}},
+		{name: "set", body: "llm:\n  base_url: ${LLM_URL}\n", env: []string{"LLM_URL", "http://llm:8000/v1"}},
+		{name: "partly set", body: "llm:\n  base_url: http://llm${PORT}/v1\n"},
+		{name: "a number keeps its default", body: "llm:\n  max_iterations: ${ITER}\n"},
+		{name: "a disabled platform", body: "slack:\n  enabled: false\n  bot_token: ${SLACK_BOT_TOKEN}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := inEmptyDir(t)
+			writeFile(t, dir, "c.yaml", tt.body)
+			_, err := Load("c.yaml", env(tt.env...))
+			switch {
+			case tt.err == "" && err != nil:
+				t.Fatalf("Load: %v", err)
+			case tt.err != "" && (err == nil || err.Error() != tt.err):
+				t.Fatalf("err  = %v\nwant = %s", err, tt.err)
+			}
+		})
+	}
+}
+
+// Issue 20 (8f): errors of the validation after decoding name FILE and
+// line like the decoder's do: session.*, tools.servers[i], server.listen
+// and store.url had none. A value set by a variable names the variable.
+func TestValidationErrorsNameFileAndLine(t *testing.T) {
+	tests := []struct {
+		name, body string
+		env        []string
+		want       string
+	}{
+		{"session.queue_mode", "llm: {model: m}\nsession:\n  queue_mode: later\n", nil,
+			`config: session.queue_mode: "later" is not one of steer, followup, interrupt (c.yaml line 3)`},
+		{"a server without command or url", "tools:\n  servers:\n    - {name: a, url: http://a/mcp}\n    - {name: b}\n", nil,
+			"config: tools.servers[1]: set exactly one of command (stdio server) or url (streamable HTTP server) (c.yaml line 4)"},
+		{"a server without a name", "tools:\n  servers:\n    - url: http://a/mcp\n", nil,
+			"config: tools.servers[0].name: must be set (it is also the toolset name) (c.yaml line 3)"},
+		{"server.listen", "server:\n  listen: 8080\n", nil,
+			`config: server.listen: "8080" is not HOST:PORT (e.g. 127.0.0.1:8080, or :8080 for every interface) (c.yaml line 2)`},
+		{"store.url", "\nstore:\n  url: 'mysql://root@db/opsgate'\n", nil,
+			`config: store.url: unsupported scheme "mysql" (use sqlite://PATH or postgres://…) (c.yaml line 3)`},
+		{"llm.max_iterations", "llm: {max_iterations: 0}", nil,
+			"config: llm.max_iterations: must be at least 1 (got 0) (c.yaml line 1)"},
+		{"a server set by a variable", "", []string{"OPSGATE_TOOLS_SERVERS", "[{name: a}]"},
+			"config: tools.servers[0]: set exactly one of command (stdio server) or url (streamable HTTP server) (set by OPSGATE_TOOLS_SERVERS)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := inEmptyDir(t)
+			writeFile(t, dir, "c.yaml", tt.body)
+			_, err := Load("c.yaml", env(tt.env...))
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("err  = %v\nwant = %s", err, tt.want)
 			}
 		})
 	}

@@ -22,11 +22,19 @@ type decoder struct {
 	// expand applies ${VAR} expansion to scalar values (file values only).
 	expand bool
 	getenv func(string) string
-	// keys and unset, when not nil, record the key paths written and the
-	// ${VAR}s that expanded to nothing in each value (see Config.fileKeys
-	// and Config.unset).
-	keys  map[string]bool
-	unset map[string][]string
+	// lines and unset, when not nil, record the key paths written with
+	// their lines and the ${VAR}s that expanded to nothing in each value
+	// (see Config.fileKeys and Config.unset).
+	lines map[string]int
+	unset map[string]unsetVars
+}
+
+// unsetVars are the ${VAR}s of one value that expanded to nothing.
+type unsetVars struct {
+	names []string
+	line  int
+	// emptied: the value is a string that they left empty.
+	emptied bool
 }
 
 // errorf returns an error about the key at path; line is 0 when unknown.
@@ -96,8 +104,8 @@ func (d *decoder) structure(n *yaml.Node, v reflect.Value, path string) error {
 			return d.errorf(key, k, "set twice")
 		}
 		seen[k.Value] = true
-		if d.keys != nil {
-			d.keys[key] = true
+		if d.lines != nil {
+			d.lines[key] = k.Line
 		}
 		f, ok := fieldByKey(v, k.Value)
 		if !ok {
@@ -116,7 +124,11 @@ func (d *decoder) list(n *yaml.Node, v reflect.Value, path string) error {
 	}
 	out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
-		if err := d.decode(item, out.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		if d.lines != nil {
+			d.lines[p] = item.Line
+		}
+		if err := d.decode(item, out.Index(i), p); err != nil {
 			return err
 		}
 	}
@@ -133,6 +145,9 @@ func (d *decoder) dict(n *yaml.Node, v reflect.Value, path string) error {
 		k, val := n.Content[i], n.Content[i+1]
 		elem := reflect.New(v.Type().Elem()).Elem()
 		key := path + "." + k.Value
+		if d.lines != nil {
+			d.lines[key] = k.Line
+		}
 		if val.Kind == yaml.ScalarNode && val.Tag == "!!null" {
 			out.SetMapIndex(reflect.ValueOf(k.Value), elem)
 			continue
@@ -166,7 +181,7 @@ func (d *decoder) scalar(n *yaml.Node, v reflect.Value, path string) (set bool, 
 			return false, d.errorf(path, n, "%v", err)
 		}
 		if len(unset) > 0 && d.unset != nil {
-			d.unset[path] = unset
+			d.unset[path] = unsetVars{names: unset, line: n.Line, emptied: v.Kind() == reflect.String && s == ""}
 		}
 	}
 	if v.Kind() == reflect.String {

@@ -22,7 +22,7 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	c := Defaults()
 	file, named := path, "--config"
 	if file == "" {
-		file, named = getenv("OPSGATE_CONFIG"), "OPSGATE_CONFIG"
+		file, named = getenv(EnvConfig), EnvConfig
 	}
 	if file == "" {
 		file, named = DefaultFile, ""
@@ -44,6 +44,11 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	if err := c.applyEnv(getenv); err != nil {
 		return nil, err
 	}
+	// Before the fallbacks: OPENAI_BASE_URL must not hide that the
+	// variable written for llm.base_url is missing.
+	if err := c.checkUnset(); err != nil {
+		return nil, err
+	}
 	c.fillDefaults(getenv)
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -59,8 +64,8 @@ func (c *Config) parse(data []byte, file string, getenv func(string) string) err
 	if doc.Kind == 0 {
 		return nil // empty file
 	}
-	c.fileKeys, c.unset = map[string]bool{}, map[string][]string{}
-	d := decoder{where: file, expand: true, getenv: getenv, keys: c.fileKeys, unset: c.unset}
+	c.fileKeys, c.unset = map[string]int{}, map[string]unsetVars{}
+	d := decoder{where: file, expand: true, getenv: getenv, lines: c.fileKeys, unset: c.unset}
 	return d.decode(&doc, reflect.ValueOf(c).Elem(), "")
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"net/url"
@@ -30,14 +31,91 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// errorf is an error about the key at path; it names the environment
-// variable when the value came from one.
+// errorf is an error about the key at path; it says where the value was
+// set (see where).
 func (c *Config) errorf(path, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
-	if src := c.sources[path]; src != "" {
-		msg += " (set by " + src + ")"
+	return fmt.Errorf("config: %s: %s%s", path, fmt.Sprintf(format, args...), c.where(path))
+}
+
+// where says where the value at path (or the item or section holding it)
+// was set: " (set by VARIABLE)", " (FILE line N)", or "" for a default.
+func (c *Config) where(path string) string {
+	if src := c.setBy(path); src != "" {
+		return " (set by " + src + ")"
 	}
-	return fmt.Errorf("config: %s: %s", path, msg)
+	for p := path; p != "" && c.File != ""; p = parentPath(p) {
+		if line := c.fileKeys[p]; line > 0 {
+			return fmt.Sprintf(" (%s line %d)", c.File, line)
+		}
+	}
+	return ""
+}
+
+// setBy is the environment variable that set the value at path (or the
+// item or section holding it), or "".
+func (c *Config) setBy(path string) string {
+	for p := path; p != ""; p = parentPath(p) {
+		if src := c.sources[p]; src != "" {
+			return src
+		}
+	}
+	return ""
+}
+
+// parentPath is the path of what holds the key at p: tools.servers[0] for
+// tools.servers[0].name, tools.servers for tools.servers[0], "" for llm.
+func parentPath(p string) string {
+	i := strings.LastIndexAny(p, ".[")
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+// checkUnset refuses a string value that ${VAR}s left empty because they
+// are not set: the variable is missing from opsgate's environment, which
+// would otherwise turn a feature off, or point it nowhere, without a word.
+// An OPSGATE_ variable that sets the key fills it; a chat section turned
+// off (enabled: false) is not checked; a number, switch or duration keeps
+// its default.
+func (c *Config) checkUnset() error {
+	paths := make([]string, 0, len(c.unset))
+	for p, u := range c.unset {
+		if u.emptied {
+			paths = append(paths, p)
+		}
+	}
+	slices.SortFunc(paths, func(a, b string) int {
+		return cmp.Or(cmp.Compare(c.unset[a].line, c.unset[b].line), strings.Compare(a, b))
+	})
+	for _, p := range paths {
+		if c.setBy(p) != "" || c.platformOff(p) {
+			continue
+		}
+		u := c.unset[p]
+		names := make([]string, len(u.names))
+		for i, v := range u.names {
+			names[i] = "${" + v + "}"
+		}
+		verb := "is"
+		if len(names) > 1 {
+			verb = "are"
+		}
+		return fmt.Errorf("config: %s is empty: %s %s not set%s", p, strings.Join(names, " and "), verb, c.where(p))
+	}
+	return nil
+}
+
+// platformOff reports whether the key at path is in a chat section turned
+// off with enabled: false.
+func (c *Config) platformOff(path string) bool {
+	section, _, _ := strings.Cut(path, ".")
+	for _, p := range c.platforms() {
+		if p.name == section {
+			return p.enabled != nil && !*p.enabled
+		}
+	}
+	return false
 }
 
 func (c *Config) validateLLM() error {

@@ -6,6 +6,10 @@ import (
 	"github.com/opsgate/opsgate/core"
 )
 
+// decidePlatforms are the platform label values of
+// opsgate_approval_clicks_total: where a decision came from.
+var decidePlatforms = []string{"telegram", "slack", "discord", "api"}
+
 // decideResults are the result label values of opsgate_approval_clicks_total.
 var decideResults = []string{"ok", "not_allowed", "already_decided", "expired", "not_found", "hash_mismatch", "error"}
 
@@ -30,10 +34,11 @@ func DecideResult(err error) string {
 	}
 }
 
-// Decided counts one decision attempt (a click) by what Decide returned.
-// A nil *Metrics counts nothing (doctor builds adapters without metrics).
-func (m *Metrics) Decided(err error) {
+// Decided counts one decision attempt (a click, or a decision through the
+// HTTP API as platform "api") by what Decide returned. A nil *Metrics
+// counts nothing (doctor builds adapters without metrics).
+func (m *Metrics) Decided(platform string, err error) {
 	if m != nil {
-		m.clicks.WithLabelValues(DecideResult(err)).Inc()
+		m.clicks.WithLabelValues(platform, DecideResult(err)).Inc()
 	}
 }

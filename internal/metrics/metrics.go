@@ -67,7 +67,8 @@ func New(version string, started time.Time) *Metrics {
 		decisions: f.counters("opsgate_approval_decisions_total",
 			"Approval requests settled in this process, by outcome (approved, denied, expired, superseded, cancelled).", "outcome"),
 		clicks: f.counters("opsgate_approval_clicks_total",
-			"Approve and Deny clicks handed to the engine, by result (ok, not_allowed, already_decided, expired, not_found, hash_mismatch, error).", "result"),
+			"Approve and Deny clicks (chat buttons and API decisions) handed to the engine, by platform (telegram, slack, discord, api) "+
+				"and result (ok, not_allowed, already_decided, expired, not_found, hash_mismatch, error).", "platform", "result"),
 		apiCalls: f.counters("opsgate_platform_api_calls_total",
 			"Calls to chat platforms' APIs, by platform, endpoint and HTTP status code (error: no answer).",
 			"platform", "endpoint", "code"),
@@ -84,8 +85,10 @@ func New(version string, started time.Time) *Metrics {
 	for _, o := range outcomes {
 		m.decisions.WithLabelValues(string(o))
 	}
-	for _, r := range decideResults {
-		m.clicks.WithLabelValues(r)
+	for _, p := range decidePlatforms {
+		for _, r := range decideResults {
+			m.clicks.WithLabelValues(p, r)
+		}
 	}
 
 	build := prometheus.NewGauge(prometheus.GaugeOpts{

@@ -23,6 +23,8 @@ type Store struct {
 	// retryFor is how long an operation keeps retrying while the server is
 	// unreachable.
 	retryFor time.Duration
+	// openApplied are the migrations opening the store applied.
+	openApplied []string
 }
 
 var _ core.Store = (*Store)(nil)
@@ -77,12 +79,16 @@ func open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("%w (store.url %s)", err, redactURL(url))
 	}
-	if _, err := s.Migrate(ctx); err != nil {
+	if s.openApplied, err = s.Migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
 	}
 	return s, nil
 }
+
+// AppliedOnOpen returns the names of the migrations that opening the store
+// applied (none when its schema was current), for `opsgate migrate` to say.
+func (s *Store) AppliedOnOpen() []string { return s.openApplied }
 
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error {

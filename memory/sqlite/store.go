@@ -25,6 +25,8 @@ type Store struct {
 	w    *pool   // exactly one connection: every write goes through it
 	r    *pool   // read-only connections
 	dfs  dfCache // memory search's word statistics
+	// openApplied are the migrations opening the store applied.
+	openApplied []string
 }
 
 var _ core.Store = (*Store)(nil)
@@ -91,12 +93,16 @@ func open(ctx context.Context, path string) (*Store, error) {
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers) // a new connection costs an open and its pragmas
 	s := &Store{path: path, w: newPool(w), r: newPool(r)}
-	if _, err := s.Migrate(ctx); err != nil {
+	if s.openApplied, err = s.Migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
+
+// AppliedOnOpen returns the names of the migrations that opening the store
+// applied (none when its schema was current), for `opsgate migrate` to say.
+func (s *Store) AppliedOnOpen() []string { return s.openApplied }
 
 // dsn is the modernc.org/sqlite data source name for path. Pragmas are
 // given as _pragma=name(value); the driver runs busy_timeout first, so the
