@@ -165,11 +165,17 @@ type Deps struct {
 	// Display, when set, prepares every event for people (cmd/opsgate
 	// redacts secrets with it) before it is kept or handed to any
 	// subscriber, so that all of them, and a stream replayed from the
-	// store, show the same thing. It is called once per event, in each
-	// conversation's Seq order, on the goroutine emitting it; it must be
-	// fast and must not call the engine. The engine's own copies (the
+	// store, show the same thing. It appends to dst what people are shown
+	// for ev and returns dst: usually ev, changed; nothing shown for a
+	// fragment it holds back, or first what it held back (the redactor's
+	// held tail of a streamed answer, as a last token before
+	// generation.complete: DESIGN §16, streams are whole). A token or
+	// thinking event with empty text is then dropped. It is called once
+	// per event, in each conversation's Seq order, on the goroutine
+	// emitting it; it must be fast and must not call the engine. The
+	// engine numbers what it returns (Seq). The engine's own copies (the
 	// transcript, approvals, what runs) are never changed.
-	Display func(Event) Event
+	Display func(dst []Event, ev Event) []Event
 }
 
 // Limiter admits or refuses a person's next message. Allow records an

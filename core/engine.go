@@ -22,7 +22,7 @@ type Engine struct {
 	bus    *bus
 	events *eventLog
 	// display prepares events for people (Deps.Display); nil keeps them.
-	display func(Event) Event
+	display func(dst []Event, ev Event) []Event
 	memory  Retriever
 	// virtual are the in-process tools by name; virtualOrder as offered.
 	virtual      map[string]VirtualTool

@@ -16,11 +16,11 @@ import (
 // across the conversation's runs, so that a stream that reconnects reads
 // exactly what it missed (DESIGN §15).
 func TestEventsAreKeptAsShownForStreamsThatReconnect(t *testing.T) {
-	shout := func(ev core.Event) core.Event {
+	shout := func(dst []core.Event, ev core.Event) []core.Event {
 		if ev.Type == core.EventToken {
 			ev.Text = strings.ToUpper(ev.Text)
 		}
-		return ev
+		return append(dst, ev)
 	}
 	h := newHarness(t, withDisplay(shout))
 	h.llm.Push(text("first answer"), text("second answer"))

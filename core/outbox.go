@@ -20,6 +20,8 @@ type outbox struct {
 	// run and at are the run and time of the last event emitted here.
 	run string
 	at  time.Time
+	// shown is emit's scratch for what the display filter returns.
+	shown []Event
 }
 
 func newOutbox(e *Engine, convKey string) *outbox {
@@ -76,18 +78,32 @@ func (o *outbox) nextSeq(runID string, now time.Time) int64 {
 // the store. Doing all of it under o.mu keeps the conversation's events in
 // Seq order everywhere: in the display filter (which may hold state per
 // run, a redactor's stream), the event log and every subscriber.
+//
+// What the display filter returns is numbered, not ev: it may show nothing
+// for a fragment it holds back, or release what it held first. A token or
+// thinking event without text is never shown (DESIGN §16: streams are
+// whole), and takes no number.
 func (o *outbox) emit(runID string, ev Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	ev.ConvKey = o.convKey
 	ev.RunID = runID
 	ev.Time = o.e.now()
-	ev.Seq = o.nextSeq(runID, ev.Time)
+	shown := append(o.shown[:0], ev)
 	if o.e.display != nil {
-		ev = o.e.display(ev)
+		shown = o.e.display(o.shown[:0], ev)
 	}
-	o.e.events.add(ev)
-	o.e.bus.publish(ev)
+	for _, s := range shown {
+		if s.Text == "" && (s.Type == EventToken || s.Type == EventThinking) {
+			continue
+		}
+		s.ConvKey, s.RunID, s.Time = o.convKey, runID, ev.Time
+		s.Seq = o.nextSeq(runID, ev.Time)
+		o.e.events.add(s)
+		o.e.bus.publish(s)
+	}
+	clear(shown)
+	o.shown = shown[:0]
 }
 
 // busyCounter tracks running runs and subscribers' flushing lanes for Engine.Wait.
