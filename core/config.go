@@ -69,6 +69,10 @@ type Config struct {
 	// EventRetention is how long events are kept for streams that
 	// reconnect ([Engine.Events]); older ones are pruned (default 7 days).
 	EventRetention time.Duration
+	// EventBuffer is the most events kept in memory while the store cannot
+	// take them (default 10,000); past it the oldest are dropped and a
+	// replaying stream is told so (DESIGN §16, `event: gap`).
+	EventBuffer int
 	// ForgetIdleAfter: a conversation with nothing running, queued or
 	// waiting to be delivered for this long is dropped from memory
 	// (default 10 min); it is read from the store when it is used again.
@@ -126,6 +130,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ExpirySweep == 0 {
 		c.ExpirySweep = 5 * time.Second
+	}
+	if c.EventBuffer <= 0 {
+		c.EventBuffer = 10000
 	}
 	if c.EventRetention == 0 {
 		c.EventRetention = 7 * 24 * time.Hour

@@ -59,18 +59,37 @@ func (o *outbox) nextSeq(runID string, now time.Time) int64 {
 	}
 	o.run, o.at = runID, now
 	if o.next >= o.last {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		last, err := o.e.store.ReserveSeq(ctx, o.convKey, seqBlock)
-		cancel()
+		last, err := o.reserve(seqBlock)
 		if err != nil {
 			// Numbers stay unique in this process; the run goes on.
 			o.e.log.Error("reserve event sequence numbers", "conv", o.convKey, "err", err)
-			last = o.last + seqBlock
+			o.next, o.last = o.last, o.last+seqBlock
+		} else if last-seqBlock < o.next {
+			// The store was down and numbers up to o.next were used
+			// without it: the block it gave may hold them. Handing them
+			// out again would send a stream backwards (it skips what it
+			// has seen) and the log keeps one event per number. Move the
+			// store's counter past them and use only numbers above both.
+			n := max(o.next-last, 0) + seqBlock
+			if last, err = o.reserve(n); err != nil {
+				o.e.log.Error("reserve event sequence numbers", "conv", o.convKey, "err", err)
+				o.last += seqBlock
+			} else {
+				o.next, o.last = max(o.next, last-n), last
+			}
+		} else {
+			o.next, o.last = last-seqBlock, last
 		}
-		o.next, o.last = last-seqBlock, last
 	}
 	o.next++
 	return o.next
+}
+
+// reserve reserves n sequence numbers from the store and returns the last.
+func (o *outbox) reserve(n int64) (int64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return o.e.store.ReserveSeq(ctx, o.convKey, n)
 }
 
 // emit stamps ev, prepares it for people, queues it to be kept and
