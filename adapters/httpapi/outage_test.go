@@ -294,3 +294,53 @@ func TestSSEStreamsAnnounceWhatAFullOutageBufferDropped(t *testing.T) {
 		checkWhole(t, s.name, s.want, s.got)
 	}
 }
+
+// A gap kept by the event log is shown to a replaying client as
+// `event: gap` in its place, naming only the ids after the client's
+// Last-Event-ID; a client that has read past it never sees it.
+func TestSSEGapNamesOnlyWhatTheClientLacks(t *testing.T) {
+	r := newRig(t)
+	const key = "api:gappy"
+	at := time.Now()
+	ev := func(seq int64, typ core.EventType, text string) core.Event {
+		return core.Event{Type: typ, ConvKey: key, RunID: "run-1", Seq: seq, Time: at, Text: text}
+	}
+	gap := core.Event{Type: core.EventGap, ConvKey: key, RunID: "run-1", Seq: 9, Time: at, Gap: &core.Gap{From: 5, To: 9}}
+	if err := r.stack.Store.AppendEvents(t.Context(), []core.Event{
+		ev(1, core.EventReady, ""), ev(2, core.EventToken, "a"), ev(3, core.EventToken, "b"), gap, ev(12, core.EventToken, "c"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		last string
+		want []string
+	}{
+		{"2", []string{"3 token", "9 gap 5-9", "12 token"}},
+		{"6", []string{"9 gap 7-9", "12 token"}},
+		{"9", []string{"12 token"}},
+	} {
+		s := r.open(r.tokens["bob"], "GET", "/api/v1/conversations/"+key+"/events", tc.last, "")
+		var got []string
+		for len(got) < len(tc.want) {
+			f, err := s.Next()
+			if err != nil {
+				t.Fatalf("Last-Event-ID %s: %v after %q", tc.last, err, got)
+			}
+			switch {
+			case f.Comment != "":
+			case f.Name == "gap":
+				var g gapFrame
+				if err := json.Unmarshal([]byte(strings.TrimPrefix(dataLine(f.Raw), "data: ")), &g); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, fmt.Sprintf("%d gap %d-%d", f.ID, g.From, g.To))
+			default:
+				got = append(got, fmt.Sprintf("%d %s", f.ID, f.Name))
+			}
+		}
+		s.Close()
+		if strings.Join(got, ", ") != strings.Join(tc.want, ", ") {
+			t.Errorf("Last-Event-ID %s: got %q, want %q", tc.last, got, tc.want)
+		}
+	}
+}
