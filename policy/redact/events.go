@@ -2,7 +2,6 @@ package redact
 
 import (
 	"encoding/json"
-	"strings"
 	"sync"
 
 	"github.com/opsgate/opsgate/core"
@@ -32,11 +31,37 @@ type eventRedactor struct {
 	streams map[string]*textStream // by run id, and run id + "/thinking"
 }
 
-// textStream is a run's streamed text: what was shown (the Stream) and
-// what the model sent.
+// textStream is a run's streamed text: what was shown (the Stream), and
+// the length and FNV-1a hash of what the model sent, to tell whether a
+// final text is the one streamed without keeping a copy of it.
 type textStream struct {
-	st  *Stream
-	raw strings.Builder
+	st   *Stream
+	n    int
+	hash uint64
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnv(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return h
+}
+
+// sent adds fragment to what the model sent.
+func (ts *textStream) sent(fragment string) {
+	ts.n += len(fragment)
+	ts.hash = fnv(ts.hash, fragment)
+}
+
+// same reports whether text is what the model sent.
+func (ts *textStream) same(text string) bool {
+	return len(text) == ts.n && fnv(fnvOffset, text) == ts.hash
 }
 
 // Events returns the engine's display filter (core.Deps.Display) over r:
@@ -139,10 +164,10 @@ func (s *eventRedactor) write(key, fragment string) string {
 	defer s.mu.Unlock()
 	ts := s.streams[key]
 	if ts == nil {
-		ts = &textStream{st: s.r.Stream()}
+		ts = &textStream{st: s.r.Stream(), hash: fnvOffset}
 		s.streams[key] = ts
 	}
-	ts.raw.WriteString(fragment)
+	ts.sent(fragment)
 	return ts.st.Write(fragment)
 }
 
@@ -160,7 +185,7 @@ func (s *eventRedactor) finish(key, text string) (tail, whole string) {
 		return "", s.r.String(text)
 	}
 	tail = ts.st.Flush()
-	if ts.raw.String() == text {
+	if ts.same(text) {
 		return tail, ts.st.Text()
 	}
 	return tail, s.r.String(text)
