@@ -22,6 +22,8 @@ type outbox struct {
 	at  time.Time
 	// shown is emit's scratch for what the display filter returns.
 	shown []Event
+	// failing is set while the store refuses to reserve numbers.
+	failing bool
 }
 
 func newOutbox(e *Engine, convKey string) *outbox {
@@ -62,7 +64,6 @@ func (o *outbox) nextSeq(runID string, now time.Time) int64 {
 		last, err := o.reserve(seqBlock)
 		if err != nil {
 			// Numbers stay unique in this process; the run goes on.
-			o.e.log.Error("reserve event sequence numbers", "conv", o.convKey, "err", err)
 			o.next, o.last = o.last, o.last+seqBlock
 		} else if last-seqBlock < o.next {
 			// The store was down and numbers up to o.next were used
@@ -72,7 +73,6 @@ func (o *outbox) nextSeq(runID string, now time.Time) int64 {
 			// store's counter past them and use only numbers above both.
 			n := max(o.next-last, 0) + seqBlock
 			if last, err = o.reserve(n); err != nil {
-				o.e.log.Error("reserve event sequence numbers", "conv", o.convKey, "err", err)
 				o.last += seqBlock
 			} else {
 				o.next, o.last = max(o.next, last-n), last
@@ -85,11 +85,32 @@ func (o *outbox) nextSeq(runID string, now time.Time) int64 {
 	return o.next
 }
 
+// Waiting for the store to reserve numbers: at most seqWait, or
+// seqWaitFailing once it failed. The run waits (o.mu is held), so a store
+// that is down must not stall it that long at every block: while it is
+// failing, numbers come from this process after a short try.
+const (
+	seqWait        = 5 * time.Second
+	seqWaitFailing = 250 * time.Millisecond
+)
+
 // reserve reserves n sequence numbers from the store and returns the last.
 func (o *outbox) reserve(n int64) (int64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	wait := seqWait
+	if o.failing {
+		wait = seqWaitFailing
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	return o.e.store.ReserveSeq(ctx, o.convKey, n)
+	last, err := o.e.store.ReserveSeq(ctx, o.convKey, n)
+	switch {
+	case err != nil && !o.failing:
+		o.e.log.Error("reserve event sequence numbers: the store does not answer; this process numbers the events until it does", "conv", o.convKey, "err", err)
+	case err == nil && o.failing:
+		o.e.log.Info("reserve event sequence numbers: the store answers again", "conv", o.convKey)
+	}
+	o.failing = err != nil
+	return last, err
 }
 
 // emit stamps ev, prepares it for people, queues it to be kept and
