@@ -37,7 +37,7 @@ type stackConfig struct {
 	sender core.EventSender
 	// display prepares events for people (core.Deps.Display), as
 	// cmd/opsgate sets the redactor's; nil keeps them.
-	display func(core.Event) core.Event
+	display func([]core.Event, core.Event) []core.Event
 }
 
 // stack is the whole engine as production wires it, around the in-repo

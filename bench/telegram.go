@@ -45,7 +45,7 @@ type engineRef struct{ *core.Engine }
 
 // newTGStack starts a stack whose adapter allows the users allowed; display,
 // when set, is the engine's core.Deps.Display (cmd/opsgate's redactor).
-func newTGStack(allowed []int64, display func(core.Event) core.Event) (_ *tgStack, err error) {
+func newTGStack(allowed []int64, display func([]core.Event, core.Event) []core.Event) (_ *tgStack, err error) {
 	s := &tgStack{tg: telegramtest.NewServer(), llm: llmfake.NewServer()}
 	defer func() {
 		if err != nil {

@@ -69,6 +69,10 @@ type Config struct {
 	// EventRetention is how long events are kept for streams that
 	// reconnect ([Engine.Events]); older ones are pruned (default 7 days).
 	EventRetention time.Duration
+	// EventBuffer is the most events kept in memory while the store cannot
+	// take them (default 10,000); past it the oldest are dropped and a
+	// replaying stream is told so (DESIGN §16, `event: gap`).
+	EventBuffer int
 	// ForgetIdleAfter: a conversation with nothing running, queued or
 	// waiting to be delivered for this long is dropped from memory
 	// (default 10 min); it is read from the store when it is used again.
@@ -127,6 +131,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.ExpirySweep == 0 {
 		c.ExpirySweep = 5 * time.Second
 	}
+	if c.EventBuffer <= 0 {
+		c.EventBuffer = 10000
+	}
 	if c.EventRetention == 0 {
 		c.EventRetention = 7 * 24 * time.Hour
 	}
@@ -165,11 +172,17 @@ type Deps struct {
 	// Display, when set, prepares every event for people (cmd/opsgate
 	// redacts secrets with it) before it is kept or handed to any
 	// subscriber, so that all of them, and a stream replayed from the
-	// store, show the same thing. It is called once per event, in each
-	// conversation's Seq order, on the goroutine emitting it; it must be
-	// fast and must not call the engine. The engine's own copies (the
+	// store, show the same thing. It appends to dst what people are shown
+	// for ev and returns dst: usually ev, changed; nothing shown for a
+	// fragment it holds back, or first what it held back (the redactor's
+	// held tail of a streamed answer, as a last token before
+	// generation.complete: DESIGN §16, streams are whole). A token or
+	// thinking event with empty text is then dropped. It is called once
+	// per event, in each conversation's Seq order, on the goroutine
+	// emitting it; it must be fast and must not call the engine. The
+	// engine numbers what it returns (Seq). The engine's own copies (the
 	// transcript, approvals, what runs) are never changed.
-	Display func(Event) Event
+	Display func(dst []Event, ev Event) []Event
 }
 
 // Limiter admits or refuses a person's next message. Allow records an

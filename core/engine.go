@@ -22,7 +22,7 @@ type Engine struct {
 	bus    *bus
 	events *eventLog
 	// display prepares events for people (Deps.Display); nil keeps them.
-	display func(Event) Event
+	display func(dst []Event, ev Event) []Event
 	memory  Retriever
 	// virtual are the in-process tools by name; virtualOrder as offered.
 	virtual      map[string]VirtualTool
@@ -77,7 +77,7 @@ func NewEngine(cfg Config, d Deps) (*Engine, error) {
 		display:  d.Display,
 	}
 	e.bus = newBus(e)
-	e.events = newEventLog(e)
+	e.events = newEventLog(e, cfg.EventBuffer)
 	if d.Sender != nil {
 		e.Subscribe("", d.Sender, SubscribeOptions{})
 	}
@@ -120,12 +120,15 @@ func (e *Engine) Run(ctx context.Context) error {
 }
 
 // Wait blocks until no run is active and every event has been handed to the
-// sender, or ctx ends. A run paused for approval is not active.
+// sender, or ctx ends. A run paused for approval is not active. It does not
+// wait for the events to be kept ([Engine.Events] does, and Shutdown).
 func (e *Engine) Wait(ctx context.Context) error { return e.busy.wait(ctx) }
 
 // Shutdown stops accepting messages, lets active runs finish (a run that
 // pauses for approval checkpoints and ends), and waits for them and their
-// events until ctx ends; then it stops what is still running.
+// events until ctx ends; then it stops what is still running. It also
+// waits, as long, for the events to be kept; those a store that is down
+// never took are logged as lost (they were delivered live).
 func (e *Engine) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	e.closed = true
@@ -143,6 +146,16 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 		defer cancel()
 		_ = e.Wait(wctx)
 	}
+	// The events still waiting for the store: until ctx ends (or for a
+	// moment more, when the runs used it all), then what a store that is
+	// down never took is given up on and logged.
+	lctx := ctx
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		lctx, cancel = context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+	}
+	_ = e.events.close(lctx)
 	return err
 }
 

@@ -39,6 +39,11 @@ const (
 	EventCompleted               EventType = "completed"
 	EventWorkflowError           EventType = "workflow.error"
 	EventConversationTitle       EventType = "conversation.title.generated"
+	// EventGap is never emitted: the event log keeps it in place of events
+	// it had to drop while the store was down (DESIGN §16), so that a
+	// stream replaying from the store says what it cannot have (`event:
+	// gap`) instead of skipping it silently. Its Seq is Gap.To.
+	EventGap EventType = "gap"
 )
 
 // Event is one step of a run, delivered in order to an EventSender.
@@ -78,6 +83,16 @@ type Event struct {
 	// Memory: the documents of memory.context.loaded, memory.search and
 	// memory.write.*.
 	Memory []MemoryRef `json:"memory,omitempty"`
+	// Gap: the events of a gap (EventGap).
+	Gap *Gap `json:"gap,omitempty"`
+}
+
+// Gap names the sequence numbers of a conversation's events that were
+// emitted but could not be kept, From to To inclusive. Numbers in between
+// may belong to no event (numbers are reserved in blocks).
+type Gap struct {
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
 }
 
 // CallInfo describes a tool call in events.

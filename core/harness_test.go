@@ -47,7 +47,7 @@ type harness struct {
 	// hostOpts configure the tool host.
 	hostOpts []tools.Option
 	// display is the engines' Deps.Display.
-	display func(core.Event) core.Event
+	display func([]core.Event, core.Event) []core.Event
 }
 
 type option func(*harness, *[]tools.ServerConfig)
@@ -76,7 +76,7 @@ func withHostOptions(opts ...tools.Option) option {
 	return func(h *harness, _ *[]tools.ServerConfig) { h.hostOpts = append(h.hostOpts, opts...) }
 }
 
-func withDisplay(f func(core.Event) core.Event) option {
+func withDisplay(f func([]core.Event, core.Event) []core.Event) option {
 	return func(h *harness, _ *[]tools.ServerConfig) { h.display = f }
 }
 

@@ -20,6 +20,10 @@ type outbox struct {
 	// run and at are the run and time of the last event emitted here.
 	run string
 	at  time.Time
+	// shown is emit's scratch for what the display filter returns.
+	shown []Event
+	// failing is set while the store refuses to reserve numbers.
+	failing bool
 }
 
 func newOutbox(e *Engine, convKey string) *outbox {
@@ -57,18 +61,56 @@ func (o *outbox) nextSeq(runID string, now time.Time) int64 {
 	}
 	o.run, o.at = runID, now
 	if o.next >= o.last {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		last, err := o.e.store.ReserveSeq(ctx, o.convKey, seqBlock)
-		cancel()
+		last, err := o.reserve(seqBlock)
 		if err != nil {
 			// Numbers stay unique in this process; the run goes on.
-			o.e.log.Error("reserve event sequence numbers", "conv", o.convKey, "err", err)
-			last = o.last + seqBlock
+			o.next, o.last = o.last, o.last+seqBlock
+		} else if last-seqBlock < o.next {
+			// The store was down and numbers up to o.next were used
+			// without it: the block it gave may hold them. Handing them
+			// out again would send a stream backwards (it skips what it
+			// has seen) and the log keeps one event per number. Move the
+			// store's counter past them and use only numbers above both.
+			n := max(o.next-last, 0) + seqBlock
+			if last, err = o.reserve(n); err != nil {
+				o.last += seqBlock
+			} else {
+				o.next, o.last = max(o.next, last-n), last
+			}
+		} else {
+			o.next, o.last = last-seqBlock, last
 		}
-		o.next, o.last = last-seqBlock, last
 	}
 	o.next++
 	return o.next
+}
+
+// Waiting for the store to reserve numbers: at most seqWait, or
+// seqWaitFailing once it failed. The run waits (o.mu is held), so a store
+// that is down must not stall it that long at every block: while it is
+// failing, numbers come from this process after a short try.
+const (
+	seqWait        = 5 * time.Second
+	seqWaitFailing = 250 * time.Millisecond
+)
+
+// reserve reserves n sequence numbers from the store and returns the last.
+func (o *outbox) reserve(n int64) (int64, error) {
+	wait := seqWait
+	if o.failing {
+		wait = seqWaitFailing
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	last, err := o.e.store.ReserveSeq(ctx, o.convKey, n)
+	switch {
+	case err != nil && !o.failing:
+		o.e.log.Error("reserve event sequence numbers: the store does not answer; this process numbers the events until it does", "conv", o.convKey, "err", err)
+	case err == nil && o.failing:
+		o.e.log.Info("reserve event sequence numbers: the store answers again", "conv", o.convKey)
+	}
+	o.failing = err != nil
+	return last, err
 }
 
 // emit stamps ev, prepares it for people, queues it to be kept and
@@ -76,18 +118,32 @@ func (o *outbox) nextSeq(runID string, now time.Time) int64 {
 // the store. Doing all of it under o.mu keeps the conversation's events in
 // Seq order everywhere: in the display filter (which may hold state per
 // run, a redactor's stream), the event log and every subscriber.
+//
+// What the display filter returns is numbered, not ev: it may show nothing
+// for a fragment it holds back, or release what it held first. A token or
+// thinking event without text is never shown (DESIGN §16: streams are
+// whole), and takes no number.
 func (o *outbox) emit(runID string, ev Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	ev.ConvKey = o.convKey
 	ev.RunID = runID
 	ev.Time = o.e.now()
-	ev.Seq = o.nextSeq(runID, ev.Time)
+	shown := append(o.shown[:0], ev)
 	if o.e.display != nil {
-		ev = o.e.display(ev)
+		shown = o.e.display(o.shown[:0], ev)
 	}
-	o.e.events.add(ev)
-	o.e.bus.publish(ev)
+	for _, s := range shown {
+		if s.Text == "" && (s.Type == EventToken || s.Type == EventThinking) {
+			continue
+		}
+		s.ConvKey, s.RunID, s.Time = o.convKey, runID, ev.Time
+		s.Seq = o.nextSeq(runID, ev.Time)
+		o.e.events.add(s)
+		o.e.bus.publish(s)
+	}
+	clear(shown)
+	o.shown = shown[:0]
 }
 
 // busyCounter tracks running runs and subscribers' flushing lanes for Engine.Wait.

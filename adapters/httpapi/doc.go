@@ -29,6 +29,9 @@
 // engine keeps every event (core.Engine.Events) as people were shown it,
 // so a client reconnecting with Last-Event-ID (or ?after=N; ?run=ID
 // replays one run) gets exactly what it missed, then the live events.
+// Events the engine had to drop (its store down for longer than its
+// buffer holds) are named by one "event: gap" frame, {"from": N, "to": M},
+// where they were: a stream never misses an event silently.
 // The streams of a conversation share one subscription to the engine
 // (a hub), which encodes each event once, and each stream has a bounded
 // queue of its own: a client that stops reading is cut off and never

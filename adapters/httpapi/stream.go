@@ -208,7 +208,7 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request, key string, from cu
 					a.log.Error("api: encoding an event", "conv", key, "seq", ev.Seq, "err", err)
 					return
 				}
-				out.buf.Write(f.data)
+				out.buf.Write(f.after(last).data)
 				last = ev.Seq
 			}
 			if out.send() != nil {
@@ -230,7 +230,7 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request, key string, from cu
 				if f.seq <= last {
 					continue // replayed already
 				}
-				out.buf.Write(f.data)
+				out.buf.Write(f.after(last).data)
 				last = f.seq
 				if untilDone && f.typ == core.EventCompleted && a.idle(ctx, key, f.runID) {
 					done = true
@@ -450,12 +450,21 @@ type frame struct {
 	typ   core.EventType
 	runID string
 	data  []byte // "id: …\nevent: …\ndata: …\n\n"
+	// gap: the events a gap frame (core.EventGap) names.
+	gap core.Gap
 }
 
 // encodeFrame writes ev as "id: <seq>", "event: <type>" and one line of
 // JSON. The engine redacted it already; passing the API's redactor again
 // keeps the rule that nothing leaves unredacted.
+//
+// A gap the engine's event log kept in place of events it could not keep
+// (DESIGN §16) is "event: gap" with {"from": N, "to": M}, its id M: a
+// client is told what it cannot have instead of missing it silently.
 func encodeFrame(ev core.Event, redact func(string) string) (frame, error) {
+	if ev.Type == core.EventGap && ev.Gap != nil {
+		return gapFrame(ev.RunID, *ev.Gap), nil
+	}
 	data, err := redactJSON(ev, redact)
 	if err != nil {
 		return frame{}, err
@@ -463,6 +472,20 @@ func encodeFrame(ev core.Event, redact func(string) string) (frame, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Type, bytes.TrimRight(data, "\n"))
 	return frame{seq: ev.Seq, typ: ev.Type, runID: ev.RunID, data: b.Bytes()}, nil
+}
+
+func gapFrame(runID string, g core.Gap) frame {
+	data := fmt.Appendf(nil, "id: %d\nevent: %s\ndata: {\"from\":%d,\"to\":%d}\n\n", g.To, core.EventGap, g.From, g.To)
+	return frame{seq: g.To, typ: core.EventGap, runID: runID, data: data, gap: g}
+}
+
+// after is f for a stream that has shown the events up to last: a gap
+// that began at or before last names only what the stream lacks.
+func (f frame) after(last int64) frame {
+	if f.typ != core.EventGap || f.gap.From > last {
+		return f
+	}
+	return gapFrame(f.runID, core.Gap{From: last + 1, To: f.gap.To})
 }
 
 // liveStream is one stream's queue of frames. It grows as needed up to

@@ -46,7 +46,14 @@ func BenchmarkRedactingSender200TokenReply(b *testing.B) {
 				s := tc.send
 				if s == nil {
 					display := red.Events()
-					s = core.SenderFunc(func(ctx context.Context, ev core.Event) error { return sink.Send(ctx, display(ev)) })
+					var shown []core.Event
+					s = core.SenderFunc(func(ctx context.Context, ev core.Event) error {
+						shown = display(shown[:0], ev)
+						for _, ev := range shown {
+							_ = sink.Send(ctx, ev)
+						}
+						return nil
+					})
 				}
 				for _, ev := range evs {
 					_ = s.Send(ctx, ev)

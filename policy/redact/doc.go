@@ -42,7 +42,10 @@
 // the whole text, however the text was split. It holds back ordinary prose
 // at most to the next space or newline; a candidate that spans lines (a key
 // block, a data: map waiting for its kind:) is held until decided, at most
-// 64 KiB, after which it is redacted as if it were a secret.
+// 64 KiB, after which it is redacted as if it were a secret. As the
+// engine's display filter ([Redactor.Events]), what a run's stream still
+// holds when its generation completes is released as a last token event,
+// so the token events add up to the generation.complete text exactly.
 //
 // # What it cannot promise
 //

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/opsgate/opsgate/core"
 )
 
 // FuzzStreamEqualsWhole: for any text and any split into fragments, a
@@ -47,6 +49,51 @@ func FuzzStreamEqualsWhole(f *testing.F) {
 		got.WriteString(s.Flush())
 		if got.String() != want {
 			t.Fatalf("streamed\n%q\nString\n%q", got.String(), want)
+		}
+	})
+}
+
+// FuzzEventsTokensAddUpToTheGeneration: through the engine's display
+// filter, for any text and split, the token events of a generation
+// (without the empty ones, which the engine drops) add up to exactly its
+// generation.complete text, which is String of the whole text (DESIGN §16).
+func FuzzEventsTokensAddUpToTheGeneration(f *testing.F) {
+	r := mustNew(f, Options{})
+	for i, s := range []string{
+		"w1",
+		"w1 w2 w3 w4 w5 w6 w7",
+		"the token ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+		"-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1x\n",
+		"password: hunter2",
+	} {
+		f.Add(s, uint64(i), uint8(i))
+	}
+	f.Fuzz(func(t *testing.T, text string, seed uint64, maxLen uint8) {
+		if len(text) > 4096 {
+			t.Skip("long texts only slow the search down")
+		}
+		display := r.Events()
+		rng := rand.New(rand.NewPCG(seed, seed>>7))
+		var shown []core.Event
+		show := func(ev core.Event) {
+			ev.RunID = "run"
+			shown = display(shown, ev)
+		}
+		show(core.Event{Type: core.EventGenerationStart})
+		for _, frag := range split(text, rng, 1+int(maxLen%8)) {
+			show(core.Event{Type: core.EventToken, Text: frag})
+		}
+		show(core.Event{Type: core.EventTokenUsage})
+		show(core.Event{Type: core.EventGenerationComplete, Text: text})
+		var tokens strings.Builder
+		for _, ev := range shown {
+			if ev.Type == core.EventToken {
+				tokens.WriteString(ev.Text)
+			}
+		}
+		last := shown[len(shown)-1]
+		if last.Type != core.EventGenerationComplete || last.Text != tokens.String() || last.Text != r.String(text) {
+			t.Fatalf("tokens %q, generation.complete %q, String %q", tokens.String(), last.Text, r.String(text))
 		}
 	})
 }
