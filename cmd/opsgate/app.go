@@ -116,7 +116,11 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	if err != nil {
 		return nil, err
 	}
-	pol, err := policy.Load(cfg.Policy.File, policyOptions(cfg))
+	popts := policyOptions(cfg)
+	roots := newRootSet(cfg)
+	roots.learn(hostRoots(host, log))
+	popts.Roots = roots.of
+	pol, err := policy.Load(cfg.Policy.File, popts)
 	if err != nil {
 		host.Close()
 		return nil, err
