@@ -29,6 +29,14 @@ type Options struct {
 	Logger *slog.Logger
 	// Now: default time.Now.
 	Now func() time.Time
+	// MaxDocBytes is the largest document (memory.max_doc_bytes): import
+	// skips a larger file from its size alone, and the scanner refuses
+	// larger content. 0 means MaxContentBytes.
+	MaxDocBytes int
+	// MinScore is the relevance floor of Retrieve (memory.min_score): a
+	// document covering less of the question is not injected. 0 means
+	// DefaultMinScore; a negative value turns the floor off.
+	MinScore float64
 }
 
 // New returns a Memory over store.
@@ -38,6 +46,12 @@ func New(store docs.Store, opt Options) *Memory {
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now
+	}
+	if opt.MaxDocBytes <= 0 {
+		opt.MaxDocBytes = MaxContentBytes
+	}
+	if opt.MinScore == 0 {
+		opt.MinScore = DefaultMinScore
 	}
 	return &Memory{store: store, opt: opt}
 }

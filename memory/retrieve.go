@@ -27,6 +27,10 @@ const (
 	// minTruncated is the share of a document that must fit for it to be
 	// injected cut short rather than skipped.
 	minTruncated = 0.25
+	// DefaultMinScore is memory.min_score's default: the share of the
+	// question (Coverage) a document must cover to be injected, chosen on
+	// testdata/queries.yaml (TestRelevanceFloor).
+	DefaultMinScore = 0.5
 )
 
 // SearchRequest is a ranked search of memory documents.

@@ -180,7 +180,17 @@ func longTermMemory(cfg *config.Config, store core.Store, red *redact.Redactor, 
 	if !cfg.Memory.Enabled || !ok {
 		return nil
 	}
-	return memory.New(ds, memory.Options{Secrets: red.String, Tokens: tokens.Count, Logger: log.With("component", "memory")})
+	return memory.New(ds, memory.Options{Secrets: red.String, Tokens: tokens.Count, Logger: log.With("component", "memory"),
+		MaxDocBytes: cfg.Memory.MaxDocBytes, MinScore: minScore(cfg)})
+}
+
+// minScore is memory.min_score for memory.Options, where 0 means the
+// default: a configured 0 turns the floor off.
+func minScore(cfg *config.Config) float64 {
+	if cfg.Memory.MinScore == 0 {
+		return -1
+	}
+	return cfg.Memory.MinScore
 }
 
 // shutdown lets runs finish or checkpoint (until ctx ends), runs then (the
