@@ -142,6 +142,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	if pol.Redact().ModelInput {
 		ecfg.RedactToolResult = red.String
 	}
+	ecfg.RedactInput = red.String
 	var coord core.Coordinator
 	closeCoord := func() {}
 	if c, ok := store.(coordinated); ok && o.replica != "" {
