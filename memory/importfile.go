@@ -140,6 +140,9 @@ func (m *Memory) ImportFS(ctx context.Context, fsys fs.FS, by string) (ImportRep
 		}
 		return nil
 	})
+	if len(r.Created)+len(r.Updated) > 0 {
+		m.stats.invalidate() // new words weigh differently
+	}
 	return r, err
 }
 

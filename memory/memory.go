@@ -14,6 +14,7 @@ import (
 type Memory struct {
 	store docs.Store
 	opt   Options
+	stats *statsCache // document frequencies for Coverage
 }
 
 // Options configures a Memory. Zero fields take their defaults.
@@ -53,7 +54,7 @@ func New(store docs.Store, opt Options) *Memory {
 	if opt.MinScore == 0 {
 		opt.MinScore = DefaultMinScore
 	}
-	return &Memory{store: store, opt: opt}
+	return &Memory{store: store, opt: opt, stats: &statsCache{}}
 }
 
 // Store returns the documents' store.

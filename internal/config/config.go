@@ -78,7 +78,7 @@ type Store struct {
 
 // DefaultMinScore is memory.min_score's default, chosen on memory's
 // labelled queries (memory.DefaultMinScore; config links no memory code).
-const DefaultMinScore = 0.5
+const DefaultMinScore = 0.25
 
 // Memory is long-term memory retrieval.
 type Memory struct {
