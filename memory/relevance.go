@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -29,7 +30,7 @@ func (ts termStats) coverage(qts []queryTerm, d docs.Document) float64 {
 	if len(qts) == 0 {
 		return 0
 	}
-	has := docStems(d)
+	has := ts.cache.docStems(d)
 	var covered float64
 	for _, qt := range qts {
 		for _, s := range qt.stems {
@@ -103,11 +104,27 @@ func (ts termStats) question(q Question) []queryTerm {
 	return out
 }
 
-// near returns the stems of the vocabulary's words within one edit of w
+// near is nearWords, remembered until the stats are rebuilt.
+func (ts termStats) near(w string) []string {
+	c := ts.cache
+	c.mu.Lock()
+	out, ok := c.near[w]
+	c.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = ts.nearWords(w)
+	c.mu.Lock()
+	c.near[w] = out
+	c.mu.Unlock()
+	return out
+}
+
+// nearWords returns the stems of the vocabulary's words within one edit of w
 // (a transposition counts as one), two for words of eight letters or
 // more; none for words shorter than five letters, where one edit makes
 // another word ("snow", "show").
-func (ts termStats) near(w string) []string {
+func (ts termStats) nearWords(w string) []string {
 	if len(w) < 5 {
 		return nil
 	}
@@ -177,11 +194,12 @@ func docStems(d docs.Document) map[string]bool {
 	return has
 }
 
-// statsTTL is how long the document frequencies are reused. They weigh
-// terms, nothing more: a document written meanwhile (by another replica,
-// or the CLI) shifts the weights a little until the next rebuild; an
-// import through this Memory rebuilds at once.
-const statsTTL = time.Minute
+// statsTTL is how long the document frequencies are used before they are
+// rebuilt, in the background: they weigh terms, nothing more, and a
+// document written meanwhile (by another replica, or the CLI) shifts the
+// weights a little until then. An import through this Memory makes the
+// next retrieval rebuild them first.
+const statsTTL = 5 * time.Minute
 
 // termStats are the document frequencies of stems over all documents.
 type termStats struct {
@@ -189,6 +207,44 @@ type termStats struct {
 	df map[string]int
 	// vocab maps every word of every document to its stem, for near.
 	vocab map[string]string
+	cache *coverageCache
+}
+
+// maxCachedDocs bounds coverageCache.stems; it is emptied when full.
+const maxCachedDocs = 4096
+
+// coverageCache remembers, until the stats are rebuilt, the stems of the
+// documents seen (by id and version: tokenizing a runbook is the costliest
+// step of Coverage, and the same ones come back turn after turn) and the
+// near spellings of unknown words.
+type coverageCache struct {
+	mu    sync.Mutex
+	stems map[string]map[string]bool
+	near  map[string][]string
+}
+
+func newCoverageCache() *coverageCache {
+	return &coverageCache{stems: map[string]map[string]bool{}, near: map[string][]string{}}
+}
+
+// docStems is docStems(d), remembered. The map returned is shared: read
+// only.
+func (c *coverageCache) docStems(d docs.Document) map[string]bool {
+	key := d.ID + ":" + strconv.Itoa(d.Version)
+	c.mu.Lock()
+	has, ok := c.stems[key]
+	c.mu.Unlock()
+	if ok && d.ID != "" {
+		return has
+	}
+	has = docStems(d)
+	c.mu.Lock()
+	if len(c.stems) >= maxCachedDocs {
+		c.stems = map[string]map[string]bool{}
+	}
+	c.stems[key] = has
+	c.mu.Unlock()
+	return has
 }
 
 // idf is BM25's inverse document frequency, always positive: ln(1 +
@@ -200,42 +256,82 @@ func (ts termStats) idf(stem string) float64 {
 
 // statsCache holds the last termStats built, shared by a Memory's calls.
 type statsCache struct {
+	build sync.Mutex // held while building
 	mu    sync.Mutex
 	stats termStats
-	at    time.Time // zero: to build
+	at    time.Time // zero: to build before use
+	busy  bool      // a background rebuild is running
 }
 
-// invalidate makes the next call rebuild.
+// invalidate makes the next call rebuild before it answers.
 func (c *statsCache) invalidate() {
 	c.mu.Lock()
 	c.at = time.Time{}
 	c.mu.Unlock()
 }
 
-// termStats returns the document frequencies, rebuilt from every
-// document of the store when older than statsTTL.
+// termStats returns the document frequencies. The first call (and the
+// first after an import) builds them from every document of the store;
+// afterwards stats older than statsTTL are rebuilt in the background and
+// the old ones used meanwhile, so no retrieval waits for a rebuild.
 func (m *Memory) termStats(ctx context.Context) (termStats, error) {
 	c := m.stats
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.at.IsZero() && time.Since(c.at) < statsTTL {
-		return c.stats, nil
+	stats, at := c.stats, c.at
+	stale := !at.IsZero() && time.Since(at) > statsTTL && !c.busy
+	if stale {
+		c.busy = true
 	}
+	c.mu.Unlock()
+	switch {
+	case stale:
+		go func() {
+			if _, err := m.rebuildStats(context.WithoutCancel(ctx)); err != nil {
+				m.opt.Logger.Warn("memory: rebuild term statistics", "err", err)
+			}
+		}()
+		return stats, nil
+	case !at.IsZero():
+		return stats, nil
+	}
+	return m.rebuildStats(ctx)
+}
+
+// rebuildStats builds the document frequencies from every document.
+func (m *Memory) rebuildStats(ctx context.Context) (termStats, error) {
+	c := m.stats
+	c.build.Lock()
+	defer c.build.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.busy = false
+		c.mu.Unlock()
+	}()
+	c.mu.Lock()
+	if !c.at.IsZero() && time.Since(c.at) <= statsTTL {
+		defer c.mu.Unlock()
+		return c.stats, nil // built by another call meanwhile
+	}
+	c.mu.Unlock()
 	all, err := m.store.Documents(ctx, docs.Filter{})
 	if err != nil {
 		return termStats{}, err
 	}
-	ts := termStats{n: len(all), df: map[string]int{}, vocab: map[string]string{}}
+	ts := termStats{n: len(all), df: map[string]int{}, vocab: map[string]string{}, cache: newCoverageCache()}
 	for _, d := range all {
 		for s := range docStems(d) {
 			ts.df[s]++
 		}
 		for _, w := range words(d.Content + " " + d.Title) {
 			if len(w) >= 4 {
-				ts.vocab[w] = stem(w)
+				if _, ok := ts.vocab[w]; !ok {
+					ts.vocab[w] = stem(w)
+				}
 			}
 		}
 	}
+	c.mu.Lock()
 	c.stats, c.at = ts, time.Now()
+	c.mu.Unlock()
 	return ts, nil
 }
