@@ -11,7 +11,7 @@ import (
 	"github.com/opsgate/opsgate/memory/docs"
 )
 
-// Coverage is the absolute relevance that memory.min_score is compared
+// coverage is the absolute relevance that memory.min_score is compared
 // with (DESIGN §17, "Relevance floor"): how much of the question a
 // document covers. Each distinct term of the question (by stem) weighs its
 // idf over every document in memory, so a rare term ("502", "pgbouncer")
