@@ -27,6 +27,9 @@ type callContext struct {
 	roots     func(server string) []string
 	rootsSeen bool
 	rootDirs  []string
+	// seen are the spellings worked out so far, by value: every rule
+	// about the same argument asks for them again.
+	seen map[string][]string
 }
 
 // spellings are the forms of an argument value a rule's pattern is tried
@@ -38,7 +41,15 @@ func (c *callContext) spellings(s string) []string {
 			c.rootDirs = c.roots(c.call.Server)
 		}
 	}
-	return pathSpellings(s, c.rootDirs)
+	if f, ok := c.seen[s]; ok {
+		return f
+	}
+	f := pathSpellings(s, c.rootDirs)
+	if c.seen == nil {
+		c.seen = map[string][]string{}
+	}
+	c.seen[s] = f
+	return f
 }
 
 func (c *callContext) args() (any, bool) {
