@@ -64,6 +64,11 @@ type Config struct {
 	// added to the transcript the model reads (redact.model_input): the
 	// secrets a tool printed never reach the model provider.
 	RedactToolResult func(string) string
+	// RedactInput, when set, rewrites a person's message before anything
+	// is stored (DESIGN §17): the inbound row, the transcript, the
+	// commands and the model all see the redacted text, so a secret typed
+	// in chat is kept nowhere.
+	RedactInput func(string) string
 	// ExpirySweep is how often expired approvals are looked for (default 5 s).
 	ExpirySweep time.Duration
 	// EventRetention is how long events are kept for streams that

@@ -97,6 +97,9 @@ func (e *Engine) Handle(ctx context.Context, in Inbound) error {
 		e.log.Warn("message over the run limit refused", "conv", in.ConvKey, "user", in.User.ID, "limit", l.Limit())
 		return &LimitError{Limit: l.Limit()}
 	}
+	if e.cfg.RedactInput != nil {
+		in.Text = e.cfg.RedactInput(in.Text)
+	}
 	first, err := e.store.SaveInbound(ctx, in)
 	if err != nil {
 		return fmt.Errorf("core: store inbound message: %w", err)

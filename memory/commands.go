@@ -59,7 +59,13 @@ func (m *Memory) remember(ctx context.Context, c core.CommandCall, text string) 
 		Scope: scope, Title: noteTitleOf(text), Content: text, Type: docs.ConversationNote,
 		Status: docs.Active, Trust: docs.UserAuthored, Author: c.User.ID, Source: docs.Source{ConvKey: c.ConvKey},
 	}
-	if fs := m.Scan(d.Title, d.Content); len(fs) > 0 {
+	fs := m.Scan(d.Title, d.Content)
+	// The engine redacts what a person types before storing it
+	// (core.Config.RedactInput): a marker in a note is a secret typed.
+	for _, kind := range markerCounts(text).order {
+		fs = append(fs, Finding{FindingSecret, kind})
+	}
+	if len(fs) > 0 {
 		m.opt.Logger.Warn("memory: /remember blocked", "conv", c.ConvKey, "user", c.User.ID, "findings", findings(fs))
 		return "⛔ Not remembered: " + findings(fs) + ". Nothing was stored."
 	}

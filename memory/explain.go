@@ -45,6 +45,7 @@ func WriteExplain(w io.Writer, query string, results []Scored) error {
 		}
 		ew.printf("   entity   %.3f × %.2f = %.3f  (%s)\n", r.Entity, Weights.Entity, r.Entity*Weights.Entity, named)
 		ew.printf("   recency  %.3f × %.2f = %.3f  (%.1f days old)\n", r.Recency, Weights.Recency, r.Recency*Weights.Recency, r.AgeDays)
+		ew.printf("   coverage %.3f of the question (not in the score: memory_prepare injects nothing below memory.min_score)\n", r.Coverage)
 	}
 	return ew.err
 }

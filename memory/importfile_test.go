@@ -82,9 +82,12 @@ func TestImport(t *testing.T) {
 		for _, sk := range r.Skipped {
 			reasons[sk.Path] = sk.Reason
 		}
+		for _, sk := range r.Refused {
+			reasons[sk.Path] = "refused " + sk.Reason
+		}
 		for path, want := range map[string]string{
-			"unsafe.md":     "secret: aws_access_key",
-			"injected.md":   `prompt injection: "ignore previous instructions"`,
+			"unsafe.md":     "refused secret: aws_access_key",
+			"injected.md":   `refused prompt injection: "ignore previous instructions"`,
 			"typo.md":       `front matter: line 3: unknown key "tittle" (known keys: title, type, tags, entities, scope, trust, status)`,
 			"bad-type.md":   `front matter: type "novel": want one of runbook,`,
 			"bad-scope.md":  `front matter: scope "galaxy"`,
@@ -176,11 +179,13 @@ func TestImportIsIdempotent(t *testing.T) {
 
 func TestImportReportString(t *testing.T) {
 	r := memory.ImportReport{Created: []string{"a.md"}, Unchanged: []string{"b.md"},
-		Skipped: []memory.SkippedFile{{Path: "c.md", Reason: "secret: jwt"}}}
-	want := "1 created, 0 updated, 1 unchanged, 1 skipped\n" +
+		Skipped: []memory.SkippedFile{{Path: "d\n.md", Reason: "name has control characters"}},
+		Refused: []memory.SkippedFile{{Path: "c.md", Reason: "secret: jwt"}}}
+	want := "1 created, 0 updated, 1 unchanged, 1 skipped, 1 refused\n" +
 		"  created   a.md\n" +
 		"  unchanged b.md\n" +
-		"  skipped   c.md: secret: jwt\n"
+		"  skipped   d\\n.md: name has control characters\n" +
+		"  refused   c.md: secret: jwt\n"
 	if got := r.String(); got != want {
 		t.Errorf("String() =\n%s\nwant\n%s", got, want)
 	}

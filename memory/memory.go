@@ -14,6 +14,7 @@ import (
 type Memory struct {
 	store docs.Store
 	opt   Options
+	stats *statsCache // document frequencies for Coverage
 }
 
 // Options configures a Memory. Zero fields take their defaults.
@@ -29,6 +30,14 @@ type Options struct {
 	Logger *slog.Logger
 	// Now: default time.Now.
 	Now func() time.Time
+	// MaxDocBytes is the largest document (memory.max_doc_bytes): import
+	// skips a larger file from its size alone, and the scanner refuses
+	// larger content. 0 means MaxContentBytes.
+	MaxDocBytes int
+	// MinScore is the relevance floor of Retrieve (memory.min_score): a
+	// document covering less of the question is not injected. 0 means
+	// DefaultMinScore; a negative value turns the floor off.
+	MinScore float64
 }
 
 // New returns a Memory over store.
@@ -39,7 +48,13 @@ func New(store docs.Store, opt Options) *Memory {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	return &Memory{store: store, opt: opt}
+	if opt.MaxDocBytes <= 0 {
+		opt.MaxDocBytes = MaxContentBytes
+	}
+	if opt.MinScore == 0 {
+		opt.MinScore = DefaultMinScore
+	}
+	return &Memory{store: store, opt: opt, stats: &statsCache{}}
 }
 
 // Store returns the documents' store.

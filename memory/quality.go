@@ -32,12 +32,17 @@ func ReadQueries(r io.Reader) ([]LabelledQuery, error) {
 		return nil, fmt.Errorf("memory: labelled queries: %w", err)
 	}
 	for i, q := range qs {
-		if q.Text == "" || len(q.Relevant) == 0 {
-			return nil, fmt.Errorf("memory: labelled query %d: needs q and relevant", i+1)
+		if q.Text == "" || (len(q.Relevant) == 0) != (q.Kind == OffTopic) {
+			return nil, fmt.Errorf("memory: labelled query %d: needs q, and relevant unless (only if) off-topic", i+1)
 		}
 	}
 	return qs, nil
 }
+
+// OffTopic is the kind of a labelled query that nothing in memory
+// answers: it has no relevant documents, and memory_prepare must inject
+// nothing for it (the relevance floor). Evaluate leaves such queries out.
+const OffTopic = "offtopic"
 
 // QualityK is the cut-off of recall and hits: what fits in one turn's
 // memory, roughly.
@@ -87,6 +92,9 @@ func Evaluate(ctx context.Context, m *Memory, queries []LabelledQuery) (Quality,
 	kinds := map[string]*sums{}
 	var misses []Miss
 	for _, q := range queries {
+		if q.Kind == OffTopic {
+			continue
+		}
 		rs, err := m.Search(ctx, SearchRequest{Text: q.Text, Scopes: Visible(q.Conv, q.Person), Limit: 10, IncludeDrafts: true})
 		if err != nil {
 			return Quality{}, fmt.Errorf("memory: evaluate %q: %w", q.Text, err)

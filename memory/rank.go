@@ -121,6 +121,9 @@ type Components struct {
 	Entities []string
 	Recency  float64
 	AgeDays  float64 // since UpdatedAt, for Recency
+	// Coverage is the absolute relevance the floor memory.min_score is
+	// compared with (see Coverage); it is not part of Score.
+	Coverage float64
 }
 
 // Scored is a ranked search result.

@@ -27,6 +27,10 @@ const (
 	// minTruncated is the share of a document that must fit for it to be
 	// injected cut short rather than skipped.
 	minTruncated = 0.25
+	// DefaultMinScore is memory.min_score's default: the share of the
+	// question (Coverage) a document must cover to be injected, chosen on
+	// testdata/queries.yaml (TestRelevanceFloor).
+	DefaultMinScore = 0.25
 )
 
 // SearchRequest is a ranked search of memory documents.
@@ -75,7 +79,18 @@ func (m *Memory) search(ctx context.Context, q Question, r SearchRequest) ([]Sco
 		}
 		ms = kept
 	}
-	return Rank(q, ms, m.opt.Now()), nil
+	ranked := Rank(q, ms, m.opt.Now())
+	if len(ranked) > 0 {
+		ts, err := m.termStats(ctx)
+		if err != nil {
+			return nil, err
+		}
+		qts := ts.question(q)
+		for i := range ranked {
+			ranked[i].Coverage = ts.coverage(qts, ranked[i].Doc)
+		}
+	}
+	return ranked, nil
 }
 
 // Trusted reports whether a document goes in <memory_context>: active and
@@ -116,12 +131,28 @@ func (m *Memory) Retrieve(ctx context.Context, q core.MemoryQuery) (core.MemoryC
 	if err != nil {
 		return core.MemoryContext{}, fmt.Errorf("memory: retrieve: %w", err)
 	}
-	inj := m.pack(cands, budget, maxDocs)
+	inj := m.pack(m.aboveFloor(cands), budget, maxDocs)
 	if len(inj.refs) == 0 {
 		return core.MemoryContext{}, nil
 	}
 	m.recordUsage(ctx, q, inj.refs)
 	return core.MemoryContext{Text: inj.text(), Refs: inj.refs}, nil
+}
+
+// aboveFloor keeps the candidates whose Coverage reaches memory.min_score
+// (DESIGN §17, "Relevance floor"): an off-topic question gets nothing,
+// however well its best match ranks against the others.
+func (m *Memory) aboveFloor(cands []Scored) []Scored {
+	if m.opt.MinScore <= 0 {
+		return cands
+	}
+	kept := cands[:0:0]
+	for _, c := range cands {
+		if c.Coverage >= m.opt.MinScore {
+			kept = append(kept, c)
+		}
+	}
+	return kept
 }
 
 // injection is the blocks being filled.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/internal/tokens"
 	"github.com/opsgate/opsgate/memory/docs"
 )
@@ -204,7 +205,7 @@ func TestRetrieveTruncatesOnlyTheFirst(t *testing.T) {
 			Content: big.String() + big.String()}, time.Time{})
 		put(t, s, docs.Document{Path: "ledger/small.md", Title: "ledger reconciliation in short",
 			Content: "Compare ledger totals per currency first."}, time.Time{})
-		m := newMemory(t, s)
+		m := noFloor(t, s) // packing, not relevance: three documents make no idf
 		whole := tokens.Count(big.String())
 		q := core.MemoryQuery{ConvKey: "c", Text: "ledger-service reconciliation mismatch", MaxDocs: 6}
 		// Room for the best whole, not for the next: skipped for the small one.
@@ -244,7 +245,7 @@ func TestRetrieveNeverArchived(t *testing.T) {
 		put(t, s, docs.Document{Path: "old/rollback.md", Title: "Roll back payments-api", Content: rollbackText, Status: docs.Archived}, time.Time{})
 		put(t, s, docs.Document{Path: "payments/context.md", Title: "payments-api", Content: "payments-api takes card payments.",
 			Type: docs.ServiceContext}, time.Time{})
-		m := newMemory(t, s)
+		m := noFloor(t, s) // two documents make no idf
 		mc, err := m.Retrieve(t.Context(), core.MemoryQuery{ConvKey: "c", Text: "roll back payments-api", TokenBudget: 2200, MaxDocs: 6})
 		if err != nil {
 			t.Fatal(err)
@@ -382,4 +383,10 @@ func TestPackCountsTheWholeText(t *testing.T) {
 			}
 		}
 	}
+}
+
+// noFloor is newMemory without the relevance floor (memory.min_score), for
+// tests of packing over a handful of documents, where idf means little.
+func noFloor(t testing.TB, s docs.Store) *Memory {
+	return New(s, Options{Logger: coretest.Logger(t), Now: func() time.Time { return testNow }, MinScore: -1})
 }

@@ -44,7 +44,8 @@ func findings(fs []Finding) string {
 	return strings.Join(s, "; ")
 }
 
-// The limits of one memory document.
+// The limits of one memory document. MaxContentBytes is
+// memory.max_doc_bytes' default (Options.MaxDocBytes).
 const (
 	MaxContentBytes = 16 << 10
 	MaxTitleChars   = 200
@@ -75,8 +76,8 @@ func (m *Memory) Scan(title, content string) []Finding {
 	if n, logs := logLines(content); n > logDumpMinLines && float64(logs) > logDumpShare*float64(n) {
 		fs = append(fs, Finding{FindingLogDump, fmt.Sprintf("%d lines, %d look like log lines; summarise instead", n, logs)})
 	}
-	if len(content) > MaxContentBytes {
-		fs = append(fs, Finding{FindingTooLarge, fmt.Sprintf("%d KiB > %d KiB", (len(content)+1023)>>10, MaxContentBytes>>10)})
+	if limit := m.opt.MaxDocBytes; len(content) > limit {
+		fs = append(fs, Finding{FindingTooLarge, fmt.Sprintf("%d KiB > %d KiB", (len(content)+1023)>>10, (limit+1023)>>10)})
 	}
 	if n := utf8.RuneCountInString(title); n > MaxTitleChars {
 		fs = append(fs, Finding{FindingTooLarge, fmt.Sprintf("title of %d characters > %d", n, MaxTitleChars)})
@@ -140,9 +141,11 @@ func markerCounts(s string) counts {
 var injectionREs = sync.OnceValue(func() []*regexp.Regexp {
 	var out []*regexp.Regexp
 	for _, p := range []string{
-		`\bignore\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding)\s+(?:instructions|prompts?|rules|directions)\b`,
-		`\bdisregard\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous\s+|prior\s+|above\s+|earlier\s+|preceding\s+|system\s+)?(?:instructions|prompts?|rules|guidelines|directions)\b`,
-		`\bforget\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier)\s+(?:instructions|prompts?|rules)\b`,
+		`\b(?:ignore|disregard|forget|override|abandon|set\s+aside)\s+(?:all\s+|any\s+|everything\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+)?(?:previous|prior|above|earlier|preceding|system|original|existing|initial)\s+(?:\w+\s+)?` + injectionNouns + `\b`,
+		`\bdisregard\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?` + injectionNouns + `\b`,
+		// Paraphrases that ask for a tool call past the gate.
+		`\b(?:call|run|execute|invoke|use)\s+(?:the\s+)?[\w.-]+\s+(?:tool\s+)?without\s+(?:asking\s+(?:for\s+)?|requesting\s+|waiting\s+for\s+|any\s+|an?\s+)?(?:approval|confirmation|permission)\b`,
+		`\b(?:bypass|circumvent|skip|disable|turn\s+off|get\s+around)\s+(?:the\s+|any\s+|all\s+)?(?:approval\s+gate|approvals?|approval\s+cards?|guardrails?|safety\s+(?:checks?|rules))\b`,
 		`\byou\s+are\s+now\s+(?:a|an|my|no\s+longer|free|unrestricted|jailbroken|dan|in\s+\w+\s+mode)\b`,
 		`\bsystem\s+prompt\b`,
 		`(?:^|[.!?:;]\s*|\n\s*|\bplease\s+|\bnow\s+|\byou\s+(?:will|must|should)\s+)act\s+as\s+(?:if\b|an?\b|the\b|my\b)`,
@@ -153,6 +156,9 @@ var injectionREs = sync.OnceValue(func() []*regexp.Regexp {
 	}
 	return out
 })
+
+// injectionNouns are what an injection tells the model to drop.
+const injectionNouns = `(?:instructions|prompts?|rules|directions|directives|guidance|guidelines|context|orders|commands|constraints|messages)`
 
 var zeroWidth = strings.NewReplacer("\u200b", "", "\u200c", "", "\u200d", "", "\u2060", "", "\ufeff", "", "\u00ad", "")
 

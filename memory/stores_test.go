@@ -41,7 +41,7 @@ func importDir(t testing.TB, m *Memory, dir string) {
 	if err != nil {
 		t.Fatalf("Import %s: %v", dir, err)
 	}
-	if len(r.Skipped) > 0 {
-		t.Fatalf("Import %s skipped %v", dir, r.Skipped)
+	if len(r.Skipped) > 0 || len(r.Refused) > 0 {
+		t.Fatalf("Import %s skipped %v, refused %v", dir, r.Skipped, r.Refused)
 	}
 }

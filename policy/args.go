@@ -58,12 +58,16 @@ func newArgMatch(path string, pat pattern) argMatch {
 	return argMatch{key: path, segs: segs, joined: joined, pat: pat}
 }
 
-func (m *argMatch) match(doc any) bool { return m.at(doc, 0) }
+// match reports whether the value at m's path in doc matches. A string
+// is tried in each of its spellings (spellings; nil: as written only).
+func (m *argMatch) match(doc any, spellings func(string) []string) bool {
+	return m.at(doc, 0, spellings)
+}
 
-func (m *argMatch) at(v any, i int) bool {
+func (m *argMatch) at(v any, i int, spellings func(string) []string) bool {
 	if arr, ok := v.([]any); ok {
 		for _, e := range arr {
-			if m.at(e, i) {
+			if m.at(e, i, spellings) {
 				return true
 			}
 		}
@@ -71,14 +75,25 @@ func (m *argMatch) at(v any, i int) bool {
 	}
 	if i == len(m.segs) {
 		s, ok := scalarText(v)
-		return ok && m.pat.match(s)
+		if !ok {
+			return false
+		}
+		if _, isString := v.(string); !isString || spellings == nil {
+			return m.pat.match(s)
+		}
+		for _, f := range spellings(s) {
+			if m.pat.match(f) {
+				return true
+			}
+		}
+		return false
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return false
 	}
 	for j := len(m.segs); j > i; j-- {
-		if child, ok := obj[m.joined[i][j]]; ok && m.at(child, j) {
+		if child, ok := obj[m.joined[i][j]]; ok && m.at(child, j, spellings) {
 			return true
 		}
 	}

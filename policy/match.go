@@ -22,6 +22,34 @@ type callContext struct {
 	person string
 	doc    any
 	state  uint8 // 0 not decoded, 1 decoded, 2 not JSON
+	// roots are the directories the call's server serves (Options.Roots),
+	// looked up once the first string argument is matched.
+	roots     func(server string) []string
+	rootsSeen bool
+	rootDirs  []string
+	// seen are the spellings worked out so far, by value: every rule
+	// about the same argument asks for them again.
+	seen map[string][]string
+}
+
+// spellings are the forms of an argument value a rule's pattern is tried
+// against (DESIGN §17, "Rules cannot be sidestepped by spelling").
+func (c *callContext) spellings(s string) []string {
+	if !c.rootsSeen {
+		c.rootsSeen = true
+		if c.roots != nil {
+			c.rootDirs = c.roots(c.call.Server)
+		}
+	}
+	if f, ok := c.seen[s]; ok {
+		return f
+	}
+	f := pathSpellings(s, c.rootDirs)
+	if c.seen == nil {
+		c.seen = map[string][]string{}
+	}
+	c.seen[s] = f
+	return f
 }
 
 func (c *callContext) args() (any, bool) {
@@ -69,7 +97,7 @@ func (m *matcher) matches(c *callContext) bool {
 		return true
 	}
 	for i := range m.args {
-		if !m.args[i].match(doc) {
+		if !m.args[i].match(doc, c.spellings) {
 			return false
 		}
 	}

@@ -31,6 +31,8 @@ type Policy struct {
 
 	redact    Redact
 	perMinute int
+	// warnings are what policy check warns about (Warnings).
+	warnings []string
 }
 
 var _ core.Policy = (*Policy)(nil)
@@ -43,6 +45,12 @@ type Options struct {
 	// ScheduleApprovers maps a schedule's name to its approvers: roles,
 	// people or identities (only identities without a policy file).
 	ScheduleApprovers map[string][]string
+	// Roots returns the directories a tool server serves (the filesystem
+	// server's list_allowed_directories, or roots: on its entry in
+	// tools.servers), as absolute paths; nil when unknown. A path argument
+	// inside one is also matched relative to it. Called during Classify,
+	// perhaps concurrently: the directories may be learnt after start.
+	Roots func(server string) []string
 }
 
 // Redact is the redact section, for the redactor.
@@ -131,7 +139,7 @@ func (p *Policy) Classify(c core.PolicyCall) core.Verdict {
 	if !p.hasFile {
 		return p.base.Classify(c)
 	}
-	call := callContext{call: &c, person: p.Person(c.Requester.ID)}
+	call := callContext{call: &c, person: p.Person(c.Requester.ID), roots: p.opts.Roots}
 	for _, r := range p.rules {
 		if !r.match.matches(&call) {
 			continue

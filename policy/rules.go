@@ -293,5 +293,6 @@ func (b *builder) argMatch(k, v *yaml.Node, key string) (argMatch, error) {
 		}
 		return argMatch{}, b.r.errf(v, key, "bad %s %q: %v", what, v.Value, err)
 	}
+	b.warnSidestep(path, v.Value, key, v.Line)
 	return newArgMatch(path, pat), nil
 }

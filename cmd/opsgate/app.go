@@ -116,7 +116,11 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	if err != nil {
 		return nil, err
 	}
-	pol, err := policy.Load(cfg.Policy.File, policyOptions(cfg))
+	popts := policyOptions(cfg)
+	roots := newRootSet(cfg)
+	roots.learn(hostRoots(host, log))
+	popts.Roots = roots.of
+	pol, err := policy.Load(cfg.Policy.File, popts)
 	if err != nil {
 		host.Close()
 		return nil, err
@@ -138,6 +142,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	if pol.Redact().ModelInput {
 		ecfg.RedactToolResult = red.String
 	}
+	ecfg.RedactInput = red.String
 	var coord core.Coordinator
 	closeCoord := func() {}
 	if c, ok := store.(coordinated); ok && o.replica != "" {
@@ -176,7 +181,17 @@ func longTermMemory(cfg *config.Config, store core.Store, red *redact.Redactor, 
 	if !cfg.Memory.Enabled || !ok {
 		return nil
 	}
-	return memory.New(ds, memory.Options{Secrets: red.String, Tokens: tokens.Count, Logger: log.With("component", "memory")})
+	return memory.New(ds, memory.Options{Secrets: red.String, Tokens: tokens.Count, Logger: log.With("component", "memory"),
+		MaxDocBytes: cfg.Memory.MaxDocBytes, MinScore: minScore(cfg)})
+}
+
+// minScore is memory.min_score for memory.Options, where 0 means the
+// default: a configured 0 turns the floor off.
+func minScore(cfg *config.Config) float64 {
+	if cfg.Memory.MinScore == 0 {
+		return -1
+	}
+	return cfg.Memory.MinScore
 }
 
 // shutdown lets runs finish or checkpoint (until ctx ends), runs then (the

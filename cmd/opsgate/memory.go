@@ -5,10 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/opsgate/opsgate/adapters/terminal"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/internal/tokens"
 	"github.com/opsgate/opsgate/memory"
@@ -30,9 +32,11 @@ opsgate puts in front of the model before it plans (DESIGN §14).
 import stores every *.md under DIR (recursively) as the document at its
 path relative to DIR; YAML front matter may set title, type, tags,
 entities, scope, trust and status. Default: an admin_approved workspace
-runbook. Importing again changes only what changed. Every file is
-safety-scanned; a file that fails is skipped with its finding named, and
-import then exits 1.
+runbook. Importing again changes only what changed. Files are data,
+checked before they are read: symlinks, names with control characters,
+files over memory.max_doc_bytes (never opened) and binary files are
+skipped with the reason. Every file read is safety-scanned; one with a
+finding (a secret, an injection) is refused, and import then exits 1.
 
 search ranks documents as memory_prepare does and prints them; --explain
 shows each part of each score (text, entity, trust, type, recency), to see
@@ -100,7 +104,9 @@ func (e *env) memory(ctx context.Context, args []string) int {
 			return exitError
 		}
 		fmt.Fprint(e.stdout, rep.String())
-		if len(rep.Skipped) > 0 {
+		// Only a refusal fails the import: a skipped file (too large,
+		// binary, a symlink) is not a safety finding.
+		if len(rep.Refused) > 0 {
 			return exitError
 		}
 	case "search":
@@ -114,7 +120,12 @@ func (e *env) memory(ctx context.Context, args []string) int {
 			return exitError
 		}
 		if *explain {
-			err = memory.WriteExplain(e.stdout, strings.Join(rest, " "), res)
+			var b strings.Builder
+			if err = memory.WriteExplain(&b, strings.Join(rest, " "), res); err == nil {
+				// Titles and paths are the documents' data: neutralised
+				// as chat neutralises what it prints.
+				_, err = io.WriteString(e.stdout, terminal.Sanitize(b.String()))
+			}
 		} else {
 			err = e.printScored(res)
 		}
@@ -184,7 +195,7 @@ func (e *env) openMemory(ctx context.Context, cfg *config.Config) (*memory.Memor
 		store.Close()
 		return nil, nil, errors.New("memory: this store keeps no memory documents")
 	}
-	m := memory.New(ds, memory.Options{Secrets: red.String, Tokens: tokens.Count})
+	m := memory.New(ds, memory.Options{Secrets: red.String, Tokens: tokens.Count, MaxDocBytes: cfg.Memory.MaxDocBytes, MinScore: minScore(cfg)})
 	return m, func() { store.Close() }, nil
 }
 
@@ -196,7 +207,7 @@ func (e *env) printScored(res []memory.Scored) error {
 	w := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "SCORE\tPATH\tSCOPE\tTYPE\tTRUST\tTITLE")
 	for _, r := range res {
-		fmt.Fprintf(w, "%.3f\t%s\t%s\t%s\t%s\t%s\n", r.Score, r.Doc.Path, r.Doc.Scope, r.Doc.Type, r.Doc.Trust, r.Doc.Title)
+		fmt.Fprintf(w, "%.3f\t%s\t%s\t%s\t%s\t%s\n", r.Score, cell(r.Doc.Path), cell(r.Doc.Scope.String()), cell(string(r.Doc.Type)), r.Doc.Trust, cell(r.Doc.Title))
 	}
 	return w.Flush()
 }
@@ -209,7 +220,7 @@ func (e *env) printDocuments(list []docs.Document) {
 	w := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tSCOPE\tPATH\tTYPE\tTRUST\tSTATUS\tVERSION\tUPDATED")
 	for _, d := range list {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", d.ID, d.Scope, d.Path, d.Type, d.Trust, d.Status, d.Version, d.UpdatedAt.UTC().Format("2006-01-02 15:04"))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", d.ID, cell(d.Scope.String()), cell(d.Path), cell(string(d.Type)), d.Trust, d.Status, d.Version, d.UpdatedAt.UTC().Format("2006-01-02 15:04"))
 	}
 	w.Flush()
 }
@@ -237,15 +248,18 @@ func (e *env) showDocument(ctx context.Context, m *memory.Memory, ref, scope str
 		e.fail(err)
 		return exitError
 	}
+	// Everything but the ids is the document's data: neutralised as chat
+	// neutralises what it prints (an escape sequence in a runbook must not
+	// clear the screen or retitle the terminal).
 	fmt.Fprintf(e.stdout, "id:       %s\npath:     %s\nscope:    %s\ntitle:    %s\ntype:     %s\ntrust:    %s\nstatus:   %s\nversion:  %d\nsha256:   %s\n",
-		d.ID, d.Path, d.Scope, d.Title, d.Type, d.Trust, d.Status, d.Version, d.SHA256)
+		d.ID, cell(d.Path), cell(d.Scope.String()), cell(d.Title), cell(string(d.Type)), d.Trust, d.Status, d.Version, d.SHA256)
 	if len(d.Tags) > 0 {
-		fmt.Fprintf(e.stdout, "tags:     %s\n", strings.Join(d.Tags, ", "))
+		fmt.Fprintf(e.stdout, "tags:     %s\n", cell(strings.Join(d.Tags, ", ")))
 	}
 	for k, vs := range d.Entities {
-		fmt.Fprintf(e.stdout, "entity:   %s = %s\n", k, strings.Join(vs, ", "))
+		fmt.Fprintf(e.stdout, "entity:   %s = %s\n", cell(k), cell(strings.Join(vs, ", ")))
 	}
-	fmt.Fprintf(e.stdout, "\n%s\n", strings.TrimRight(d.Content, "\n"))
+	fmt.Fprintf(e.stdout, "\n%s\n", terminal.Sanitize(strings.TrimRight(d.Content, "\n")))
 	hist, err := m.Store().History(ctx, d.ID)
 	if err != nil {
 		e.fail(err)
@@ -253,7 +267,14 @@ func (e *env) showDocument(ctx context.Context, m *memory.Memory, ref, scope str
 	}
 	fmt.Fprintln(e.stdout, "\nhistory:")
 	for _, v := range hist {
-		fmt.Fprintf(e.stdout, "  v%d  %s  %s  %s  %s\n", v.Doc.Version, v.At.UTC().Format("2006-01-02 15:04"), v.Doc.Author, v.Doc.SHA256[:12], v.Note)
+		fmt.Fprintf(e.stdout, "  v%d  %s  %s  %s  %s\n", v.Doc.Version, v.At.UTC().Format("2006-01-02 15:04"), cell(v.Doc.Author), v.Doc.SHA256[:12], cell(v.Note))
 	}
 	return exitOK
+}
+
+// cell is a document's field on one line of a table: control characters
+// neutralised (terminal.Sanitize, as chat does), line breaks and tabs
+// shown as \n and \t so that a name cannot break the table.
+func cell(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(terminal.Sanitize(s))
 }

@@ -44,7 +44,7 @@ func TestMemoryInjectedIntoTheTurn(t *testing.T) {
 				usePostgres(t, cfg)
 			}
 			code, out, errOut := runMain(t, testEnv(), "memory", "import", runbooks30, "--config", cfg)
-			if code != 0 || !strings.HasPrefix(out, "30 created, 0 updated, 0 unchanged, 0 skipped") {
+			if code != 0 || !strings.HasPrefix(out, "30 created, 0 updated, 0 unchanged, 0 skipped, 0 refused") {
 				t.Fatalf("import: code %d\n%s\n%s", code, out, errOut)
 			}
 			llm.Push(toolCall("c1", "get_pods", `{"namespace":"payments"}`), llmfake.Reply{Text: "Roll back the deploy."},
@@ -156,7 +156,7 @@ func TestMemoryCLI(t *testing.T) {
 	write("payments/pool.md", "---\ntitle: Payments pool\nscope: channel:slack:T1:C1\ntrust: agent_draft\n---\nThe payments pool holds 20 connections.\n")
 	write("leak.md", "AWS key AKIAIOSFODNN7EXAMPLE secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n")
 	code, out, errOut := runMain(t, testEnv(), "memory", "import", src, "--config", cfg)
-	if code != 1 || !strings.Contains(out, "1 created") || !strings.Contains(out, "skipped   leak.md: secret") {
+	if code != 1 || !strings.Contains(out, "1 created") || !strings.Contains(out, "refused   leak.md: secret") {
 		t.Fatalf("import with an unsafe file: code %d, want 1\n%s\n%s", code, out, errOut)
 	}
 	code, out, _ = runMain(t, testEnv(), "memory", "list", "--config", cfg)

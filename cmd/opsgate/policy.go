@@ -75,6 +75,10 @@ func (e *env) policyCheck(args []string) int {
 	}
 	people, roles, rules := p.Counts()
 	fmt.Fprintf(e.stdout, "ok: %d people, %d roles, %d rules\n", people, roles, rules)
+	// Warnings leave the exit code alone: the file is valid as written.
+	for _, w := range p.Warnings() {
+		fmt.Fprintln(e.stdout, w)
+	}
 	return exitOK
 }
 
@@ -198,7 +202,7 @@ func policyOptions(cfg *config.Config) policy.Options {
 			scheds[s.Name] = s.Approvers
 		}
 	}
-	return policy.Options{PlatformApprovers: platforms, ScheduleApprovers: scheds}
+	return policy.Options{PlatformApprovers: platforms, ScheduleApprovers: scheds, Roots: newRootSet(cfg).of}
 }
 
 // parseArgs is parse for a command that takes up to max arguments, with

@@ -78,6 +78,10 @@ type Store struct {
 	URL string `yaml:"url"`
 }
 
+// DefaultMinScore is memory.min_score's default, chosen on memory's
+// labelled queries (memory.DefaultMinScore; config links no memory code).
+const DefaultMinScore = 0.25
+
 // Memory is long-term memory retrieval.
 type Memory struct {
 	Enabled     bool `yaml:"enabled"`
@@ -85,6 +89,12 @@ type Memory struct {
 	// MaxDocs bounds the documents injected per turn, trusted and
 	// untrusted together.
 	MaxDocs int `yaml:"max_docs"`
+	// MaxDocBytes is the largest document memory import reads; a larger
+	// file is skipped from its size alone.
+	MaxDocBytes int `yaml:"max_doc_bytes"`
+	// MinScore is the relevance floor of memory_prepare: the share of the
+	// question a document must cover (0..1) to be injected.
+	MinScore float64 `yaml:"min_score"`
 }
 
 // Session tunes conversations.
@@ -114,6 +124,11 @@ type MCPServer struct {
 	// CallTimeout overrides tools.call_timeout for this server; 0 (or
 	// absent) means tools.call_timeout.
 	CallTimeout time.Duration `yaml:"call_timeout"`
+	// Roots are the directories the server serves (absolute, or relative
+	// to the working directory): a policy args glob also matches a path
+	// inside one relative to it. The filesystem server's own are learnt
+	// from its list_allowed_directories.
+	Roots []string `yaml:"roots"`
 }
 
 // Approvals tunes the approval gate (which itself cannot be turned off).
@@ -194,7 +209,7 @@ func Defaults() Config {
 	return Config{
 		LLM:       LLM{MaxIterations: 25, ContextWindowMessages: 40, Timeout: 60 * time.Second, StreamIdleTimeout: 60 * time.Second, ContextTokens: 100000},
 		Store:     Store{URL: "sqlite://./opsgate-data/opsgate.db"},
-		Memory:    Memory{Enabled: true, TokenBudget: 2200, MaxDocs: 6},
+		Memory:    Memory{Enabled: true, TokenBudget: 2200, MaxDocs: 6, MaxDocBytes: 16 << 10, MinScore: DefaultMinScore},
 		Session:   Session{QueueMode: "steer"},
 		Tools:     Tools{CallTimeout: 120 * time.Second},
 		Approvals: Approvals{Expiry: 30 * time.Minute},

@@ -212,6 +212,12 @@ func (d *decoder) scalar(n *yaml.Node, v reflect.Value, path string) (set bool, 
 			return false, d.errorf(path, n, "must be a whole number (got %q)", s)
 		}
 		v.SetInt(i)
+	case v.CanFloat():
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return false, d.errorf(path, n, "must be a number (got %q)", s)
+		}
+		v.SetFloat(f)
 	default:
 		return false, d.errorf(path, n, "unsupported type %s", v.Type())
 	}

@@ -165,6 +165,12 @@ func (c *Config) validateMemory() error {
 	if c.Memory.MaxDocs < 1 {
 		return c.errorf("memory.max_docs", "must be at least 1 (got %d)", c.Memory.MaxDocs)
 	}
+	if c.Memory.MaxDocBytes < 1 {
+		return c.errorf("memory.max_doc_bytes", "must be at least 1 (got %d)", c.Memory.MaxDocBytes)
+	}
+	if c.Memory.MinScore < 0 || c.Memory.MinScore > 1 {
+		return c.errorf("memory.min_score", "must be between 0 and 1 (got %g)", c.Memory.MinScore)
+	}
 	return nil
 }
 

@@ -165,7 +165,7 @@ func (sc *scanner) assignAt(buf, w string, p int, fin bool, prev byte) cand {
 		e = len(w)
 	}
 	val := w[s:e]
-	if notAValue(val) {
+	if notAValue(val) || placeholder(val) {
 		return cand{}
 	}
 	out := w[p:s]
@@ -236,4 +236,76 @@ func authScheme(v string) int {
 		return 0
 	}
 	return j
+}
+
+// placeholderWords are values that stand for a secret in documentation,
+// compared lower case without - _ . and spaces; a value starting with
+// one of placeholderPrefixes and made of letters is one too
+// ("example-password", not "changeme2024!").
+var (
+	placeholderWords    = []string{"changeme", "replaceme", "example", "placeholder", "password", "secret", "token", "redacted", "todo", "tbd", "none", "empty", "dummy"}
+	placeholderPrefixes = []string{"example", "changeme", "replaceme", "placeholder"}
+)
+
+// placeholder reports values that stand for a secret rather than being
+// one (DESIGN §17): "...", "…", "***", "xxxx", "<name>", "${VAR}", "$VAR",
+// "$(cmd)", REPLACE_ME, changeme, example, and the name of a key that
+// holds the secret elsewhere ("secretKey: password" in an
+// ExternalSecret, "key: db-password"). Quotes and backquotes around the
+// value (Markdown code) do not count. A runbook about rotating secrets
+// shows these; none of them is a secret, and every real value still is.
+func placeholder(v string) bool {
+	t := strings.Trim(v, "`\"',;:.()") // Markdown code and sentence punctuation around it
+	if t == "" || strings.Trim(t, ".…*") == "" || notAValue(t) {
+		return true
+	}
+	l := strings.ToLower(t)
+	if strings.Count(l, "x") >= 3 && strings.Trim(l, "x-_.…") == "" {
+		return true
+	}
+	if l[0] == '$' && len(l) > 1 && span(l, 1, isKeyChar) == len(l) {
+		return true // $VAR: a reference to the environment
+	}
+	var b strings.Builder
+	letters := true
+	for i := 0; i < len(l); i++ {
+		switch c := l[i]; {
+		case c == '-' || c == '_' || c == '.' || c == ' ':
+		case c >= 'a' && c <= 'z':
+			b.WriteByte(c)
+		default:
+			letters = false
+			b.WriteByte(c)
+		}
+	}
+	n := b.String()
+	for _, w := range placeholderWords {
+		if n == w {
+			return true
+		}
+	}
+	for _, p := range placeholderPrefixes {
+		if letters && strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	// The name of a key, such as db-password or API_TOKEN: letters and
+	// separators only, ending like a secret's key.
+	if letters && len(t) <= 48 && isKeyName(t) {
+		kind, _ := classifyKey(t, false)
+		return kind != ""
+	}
+	return false
+}
+
+// isKeyName reports whether s is made of letters and - _ . only, as a
+// key's name is.
+func isKeyName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,5 +1,7 @@
 package redact
 
+import "strings"
+
 // Tokens with a recognisable shape: a fixed prefix and a run of token
 // characters (AWS access key ids, GitHub, Slack and OpenAI-style tokens),
 // and JWTs. They are looked for at the start of a word only, so that a long
@@ -79,6 +81,9 @@ func (s *shape) match(w string, p int, fin bool) cand {
 	}
 	if j-i < s.min || (j < len(w) && s.notAfter != nil && s.notAfter[w[j]]) {
 		return cand{}
+	}
+	if strings.Trim(w[i:j], "Xx") == "" {
+		return cand{} // AKIAXXXXXXXXXXXXXXXX: a placeholder (DESIGN §17)
 	}
 	out := marker(s.kind)
 	if s.keep {
