@@ -101,15 +101,11 @@ func (a *API) postMessage(w http.ResponseWriter, r *http.Request, who core.Actor
 
 // followEvents answers GET /api/v1/conversations/{key}/events.
 func (a *API) followEvents(w http.ResponseWriter, r *http.Request, _ core.Actor) {
-	key, ok := a.streamKey(w, r)
-	if !ok {
-		return
-	}
 	from, ok := cursorOf(w, r)
-	if !ok {
+	if !ok || !a.followable(w, r, r.PathValue("key"), from.runID) {
 		return
 	}
-	a.stream(w, r, key, from, false, nil)
+	a.stream(w, r, r.PathValue("key"), from, false, nil)
 }
 
 // streamKey is the conversation a stream is about: an "api:<name>"

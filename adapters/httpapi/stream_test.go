@@ -214,6 +214,9 @@ func TestSSEReconnectWithLastEventIDMissesNothing(t *testing.T) {
 	const conv = "api:rollout"
 	hold := make(chan struct{})
 	r.stack.LLM.Push(llmfake.Reply{Text: strings.Repeat("the rollout of checkout is progressing normally ", 12), Hold: hold})
+	if _, err := r.stack.Store.Conversation(t.Context(), conv); err != nil { // followed before its first message
+		t.Fatal(err)
+	}
 	follow := r.open(r.tokens["bob"], "GET", "/api/v1/conversations/"+url.PathEscape(conv)+"/events", "", "")
 	if err := r.eng.Handle(t.Context(), core.Inbound{ConvKey: conv, MessageID: "m1", User: carol, Text: "how is the rollout?", Time: time.Now()}); err != nil {
 		t.Fatal(err)
@@ -246,6 +249,9 @@ func TestSSEReconnectWithLastEventIDMissesNothing(t *testing.T) {
 // next one; Close (the server shutting down) ends every stream.
 func TestSSEHeartbeatsAndRevocation(t *testing.T) {
 	r := newRig(t, func(o *httpapi.Options, _ *enginetest.Stack) { o.Heartbeat = 20 * time.Millisecond })
+	if _, err := r.stack.Store.Conversation(t.Context(), "api:quiet"); err != nil {
+		t.Fatal(err)
+	}
 	s := r.open(r.tokens["alice"], "GET", "/api/v1/conversations/api:quiet/events", "", "")
 	if ev, err := s.Next(); err != nil || ev.Comment == "" {
 		t.Fatalf("the first thing on an idle stream = %+v, %v; want a heartbeat", ev, err)
