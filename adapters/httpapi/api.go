@@ -38,6 +38,24 @@ type Store interface {
 	// PendingApprovals returns every pending approval, oldest first.
 	PendingApprovals(ctx context.Context) ([]core.Approval, error)
 	Audit(ctx context.Context, f core.AuditFilter) ([]core.AuditEntry, error)
+	IdempotencyStore
+}
+
+// IdempotencyStore remembers the Idempotency-Keys of POST …/messages
+// (DESIGN §16) in the store, so that a repeat reaching another replica is
+// known there too. Both methods are safe for concurrent use, also by
+// several processes on one database.
+type IdempotencyStore interface {
+	// ClaimIdempotencyKey records k unless conversation k.ConvKey holds
+	// k.Key already with a record created at or after notBefore (older
+	// ones are forgotten). It returns the record that holds the key and
+	// whether it is k: of two claims at once, exactly one wins, and the
+	// other gets the winner's record.
+	ClaimIdempotencyKey(ctx context.Context, k core.IdempotencyKey, notBefore time.Time) (held core.IdempotencyKey, claimed bool, err error)
+	// ReleaseIdempotencyKey forgets key of conversation convKey if its
+	// record names runID (a request refused after its claim keeps no
+	// key); anything else, or nothing, is left alone.
+	ReleaseIdempotencyKey(ctx context.Context, convKey, key, runID string) error
 }
 
 // Engine is what the API asks of the engine (core.Engine): decisions go

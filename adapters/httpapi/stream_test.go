@@ -41,8 +41,9 @@ type sseStream struct {
 	Comments []string
 }
 
-// open sends a request for a stream and checks it is one.
-func (r *rig) open(token, method, path, lastEventID string, body string) *sseStream {
+// open sends a request for a stream and checks it is one; hdr are more
+// header names and values, in pairs.
+func (r *rig) open(token, method, path, lastEventID string, body string, hdr ...string) *sseStream {
 	r.t.Helper()
 	ctx, cancel := context.WithCancel(r.t.Context())
 	var rd io.Reader
@@ -57,6 +58,9 @@ func (r *rig) open(token, method, path, lastEventID string, body string) *sseStr
 	req.Header.Set("Accept", "text/event-stream")
 	if lastEventID != "" {
 		req.Header.Set("Last-Event-ID", lastEventID)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
