@@ -67,7 +67,7 @@ func (a *API) claim(w http.ResponseWriter, r *http.Request, key string, req mess
 	hash := sha256.Sum256(body)
 	now := time.Now().UTC()
 	mine := core.IdempotencyKey{ConvKey: in.ConvKey, Key: key, BodyHash: hash[:], RunID: newRunID(), CreatedAt: now}
-	held, claimed, err := a.o.Store.ClaimIdempotencyKey(r.Context(), mine, now.Add(-IdempotencyTTL))
+	held, claimed, err := a.awaitClaim(r.Context(), mine)
 	if err != nil {
 		a.fail(w, "idempotency key", err)
 		return nil, false
@@ -93,6 +93,38 @@ func (a *API) claim(w http.ResponseWriter, r *http.Request, key string, req mess
 			a.log.Error("api: releasing the idempotency key of a refused message", "conv", in.ConvKey, "err", err)
 		}
 	}, true
+}
+
+// claimPatience is how long a repeat waits for the run its key names to
+// start before following it anyway, and claimPoll how often it looks.
+const (
+	claimPatience = 2 * time.Second
+	claimPoll     = 50 * time.Millisecond
+)
+
+// awaitClaim claims mine's key. When another request holds it with a run
+// that has not started, that request may yet be refused and release the
+// key (two identical requests at once, the first over the rate limit): a
+// follower of its run would then wait for ever. So for a little while,
+// until the run shows up, it claims again, and runs the message itself if
+// the key was released. A run that takes longer to start is queued behind
+// another; following it is right.
+func (a *API) awaitClaim(ctx context.Context, mine core.IdempotencyKey) (held core.IdempotencyKey, claimed bool, err error) {
+	deadline := time.Now().Add(claimPatience)
+	for {
+		held, claimed, err = a.o.Store.ClaimIdempotencyKey(ctx, mine, mine.CreatedAt.Add(-IdempotencyTTL))
+		if err != nil || claimed || !bytes.Equal(held.BodyHash, mine.BodyHash) || time.Now().After(deadline) {
+			return held, claimed, err
+		}
+		if _, err := a.o.Store.Run(ctx, held.RunID); err == nil {
+			return held, false, nil // it started: follow it
+		}
+		select {
+		case <-ctx.Done():
+			return held, false, ctx.Err()
+		case <-time.After(claimPoll):
+		}
+	}
 }
 
 // newRunID makes a run id as core does: 128 random bits in hex.

@@ -2,6 +2,8 @@ package httpapi_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/opsgate/opsgate/adapters/httpapi"
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest/enginetest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
@@ -255,4 +258,73 @@ func TestIdempotencyKeyWhileAnotherRunIsActive(t *testing.T) {
 	if carols := r.rec.WaitCompleted(t, 1); carols.RunID == run || carols.Text != "carol's answer" {
 		t.Errorf("carol's run = %s %q; the keyed message joined it", carols.RunID, carols.Text)
 	}
+}
+
+// Two identical requests at once, and the one that claimed the key is
+// then refused (over the rate limit, say): it releases the key, and the
+// other runs the message itself instead of following a run that never
+// starts. (The claim of the refused one is made here on the store.)
+func TestIdempotencyKeyReleasedByARefusedFirst(t *testing.T) {
+	claims := make(chan core.IdempotencyKey, 100)
+	r := newRig(t, func(o *httpapi.Options, _ *enginetest.Stack) { o.Store = claimsSeen{o.Store, claims} })
+	refused := core.IdempotencyKey{ConvKey: "api:deploys", Key: "retry-9", RunID: "never-started", CreatedAt: time.Now().UTC()}
+	refused.BodyHash = sha256Of(`{"text":"restart web"}`)
+	if _, claimed, err := r.stack.Store.ClaimIdempotencyKey(t.Context(), refused, time.Now().Add(-time.Hour)); err != nil || !claimed {
+		t.Fatalf("claim: %t, %v", claimed, err)
+	}
+	r.stack.LLM.Push(llmfake.Reply{Text: "Restarted web."})
+	got := make(chan []sseEvent, 1)
+	var run string
+	go func() {
+		s := r.open(r.tokens["alice"], "POST", idemPath, "", `{"text":"restart web"}`, "Idempotency-Key", "retry-9")
+		run = s.resp.Header.Get(httpapi.RunIDHeader)
+		got <- s.readUntil(t, nil)
+	}()
+	// The repeat found the key held by the refused request's run …
+	if held := <-claims; held.RunID != refused.RunID {
+		t.Fatalf("the repeat's first claim found %+v", held)
+	}
+	// … which releases it now.
+	if err := r.stack.Store.ReleaseIdempotencyKey(t.Context(), refused.ConvKey, refused.Key, refused.RunID); err != nil {
+		t.Fatal(err)
+	}
+	var evs []sseEvent
+	select {
+	case evs = <-got:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the repeat still follows the refused request's run")
+	}
+	if len(evs) == 0 || !isCompleted(evs[len(evs)-1]) || evs[len(evs)-1].Data.Text != "Restarted web." || run == refused.RunID || evs[0].Data.RunID != run {
+		t.Errorf("the repeat = run %s, %v; want the message run as a run of its own", run, streamStamps(evs))
+	}
+}
+
+// sha256Of is the hash the API keeps of a message body (its request
+// re-encoded).
+func sha256Of(body string) []byte {
+	var req struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal([]byte(body), &req); err != nil {
+		panic(err)
+	}
+	b, _ := json.Marshal(req)
+	h := sha256.Sum256(b)
+	return h[:]
+}
+
+// claimsSeen is the API's store, telling the test what each claim of an
+// Idempotency-Key found.
+type claimsSeen struct {
+	httpapi.Store
+	found chan<- core.IdempotencyKey
+}
+
+func (c claimsSeen) ClaimIdempotencyKey(ctx context.Context, k core.IdempotencyKey, notBefore time.Time) (core.IdempotencyKey, bool, error) {
+	held, claimed, err := c.Store.ClaimIdempotencyKey(ctx, k, notBefore)
+	select {
+	case c.found <- held:
+	default:
+	}
+	return held, claimed, err
 }
