@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/opsgate/opsgate/adapters/httpapi"
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/enginetest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
@@ -327,4 +329,50 @@ func (c claimsSeen) ClaimIdempotencyKey(ctx context.Context, k core.IdempotencyK
 	default:
 	}
 	return held, claimed, err
+}
+
+// The key is kept in the store, so a repeat that reaches another replica
+// is answered there with the run the first replica is running, followed
+// from the store to its completed; the message runs once.
+func TestIdempotencyKeyRepeatOnAnotherReplica(t *testing.T) {
+	r := newRig(t)
+	// The other replica: an engine and an API of its own over the same store.
+	d := r.stack.Deps(t, coretest.NewRecorder())
+	d.Display = r.red.Events()
+	eng2 := enginetest.Engine(t, enginetest.Config(), d)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		eng2.Shutdown(ctx)
+	})
+	api2 := httpapi.New(httpapi.Options{Store: r.stack.Store, Tokens: r.stack.Store, Engine: eng2, Redact: r.red.String,
+		Logger: coretest.Logger(t), TailEvery: 20 * time.Millisecond})
+	srv2 := httptest.NewServer(api2)
+	t.Cleanup(srv2.Close)
+	t.Cleanup(api2.Close)
+	replica2 := *r
+	replica2.srv = srv2
+
+	hold := make(chan struct{})
+	r.stack.LLM.Push(llmfake.Reply{Text: "Failed over the primary database.", Hold: hold, SplitChars: 6})
+	const body = `{"text":"fail over the primary"}`
+	first := r.open(r.tokens["alice"], "POST", idemPath, "", body, "Idempotency-Key", "failover-1")
+	head := first.readUntil(t, func(ev sseEvent) bool { return ev.Name == string(core.EventToken) })
+	run := runOf(t, first, head)
+	again := replica2.open(r.tokens["alice"], "POST", idemPath, "", body, "Idempotency-Key", "failover-1")
+	close(hold)
+	whole := append(head, first.readUntil(t, nil)...)
+	repeated := again.readUntil(t, nil)
+	if runOf(t, again, repeated) != run {
+		t.Fatal("the other replica answered with another run")
+	}
+	if d := cmp.Diff(streamStamps(whole), streamStamps(repeated)); d != "" {
+		t.Errorf("the repeat on the other replica differs from the first stream (-first +repeat):\n%s", d)
+	}
+	if got := r.userMessages("api:deploys"); len(got) != 1 {
+		t.Errorf("the transcript holds the message %d times", len(got))
+	}
+	if n := len(r.stack.LLM.Requests()); n != 1 {
+		t.Errorf("the model was called %d times, want 1", n)
+	}
 }
