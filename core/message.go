@@ -69,4 +69,10 @@ type Inbound struct {
 	User      Actor
 	Text      string
 	Time      time.Time
+	// RunID, when set, is the id of the run that answers the message,
+	// chosen before it runs so that a client can name it at once (the
+	// HTTP API's Idempotency-Key answers a repeat with it). Such a message
+	// always gets a run of its own: it is queued behind an active run
+	// rather than steering it. Empty means a new id.
+	RunID string
 }

@@ -60,6 +60,9 @@ func (e *Engine) execute(s *session, a *activeRun, j job) {
 		e.log.Error("run could not start", "conv", s.key, "err", err)
 		runID := a.id
 		if runID == "" {
+			runID = j.in.RunID
+		}
+		if runID == "" {
 			runID = newID()
 		}
 		s.out.emit(runID, Event{Type: EventWorkflowError, Error: "opsgate could not start this run: " + err.Error(), Text: "opsgate could not start this run: " + err.Error()})
@@ -110,7 +113,10 @@ func (e *Engine) newRun(ctx context.Context, s *session, a *activeRun, in Inboun
 			conv.Toolsets = append(conv.Toolsets, Toolset{Name: name})
 		}
 	}
-	run := Run{ID: newID(), ConvKey: s.key, Requester: in.User, Status: RunRunning, StartedAt: e.now()}
+	run := Run{ID: in.RunID, ConvKey: s.key, Requester: in.User, Status: RunRunning, StartedAt: e.now()}
+	if run.ID == "" {
+		run.ID = newID()
+	}
 	e.mu.Lock()
 	a.id = run.ID
 	e.mu.Unlock()

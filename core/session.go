@@ -163,12 +163,13 @@ func (e *Engine) route(ctx context.Context, in Inbound) {
 		e.startLocked(s, job{kind: jobNew, in: in})
 		return
 	}
-	switch e.cfg.QueueMode {
-	case QueueSteer:
+	switch mode := e.cfg.QueueMode; {
+	case mode == QueueSteer && in.RunID == "":
 		s.active.steer = append(s.active.steer, in)
-	case QueueFollowup:
+	case mode == QueueSteer, mode == QueueFollowup:
+		// A message that names its run cannot join another one.
 		s.queue = append(s.queue, job{kind: jobNew, in: in})
-	case QueueInterrupt:
+	case mode == QueueInterrupt:
 		s.queue = append([]job{{kind: jobNew, in: in}}, s.queue...)
 		s.active.cancel()
 	}
@@ -191,7 +192,10 @@ func (e *Engine) command(ctx context.Context, in Inbound) bool {
 	}
 	e.markDone(ctx, in)
 	out := e.outbox(in.ConvKey)
-	id := newID()
+	id := in.RunID
+	if id == "" {
+		id = newID()
+	}
 	out.emit(id, Event{Type: EventReady})
 	out.emit(id, Event{Type: EventCompleted, Status: RunDone, Text: reply})
 	return true

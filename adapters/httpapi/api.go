@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +38,24 @@ type Store interface {
 	// PendingApprovals returns every pending approval, oldest first.
 	PendingApprovals(ctx context.Context) ([]core.Approval, error)
 	Audit(ctx context.Context, f core.AuditFilter) ([]core.AuditEntry, error)
+	IdempotencyStore
+}
+
+// IdempotencyStore remembers the Idempotency-Keys of POST …/messages
+// (DESIGN §16) in the store, so that a repeat reaching another replica is
+// known there too. Both methods are safe for concurrent use, also by
+// several processes on one database.
+type IdempotencyStore interface {
+	// ClaimIdempotencyKey records k unless conversation k.ConvKey holds
+	// k.Key already with a record created at or after notBefore (older
+	// ones are forgotten). It returns the record that holds the key and
+	// whether it is k: of two claims at once, exactly one wins, and the
+	// other gets the winner's record.
+	ClaimIdempotencyKey(ctx context.Context, k core.IdempotencyKey, notBefore time.Time) (held core.IdempotencyKey, claimed bool, err error)
+	// ReleaseIdempotencyKey forgets key of conversation convKey if its
+	// record names runID (a request refused after its claim keeps no
+	// key); anything else, or nothing, is left alone.
+	ReleaseIdempotencyKey(ctx context.Context, convKey, key, runID string) error
 }
 
 // Engine is what the API asks of the engine (core.Engine): decisions go
@@ -137,10 +156,32 @@ func New(o Options) *API {
 	for pattern, h := range routes {
 		a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { h(w, r, actorOf(r)) })
 	}
-	a.mux.HandleFunc(Prefix, func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
-	})
+	a.mux.HandleFunc(Prefix, a.noRoute)
 	return a
+}
+
+// methods are those the API's routes may have; HEAD comes with GET.
+var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// noRoute answers a request no route took: 405 method_not_allowed with
+// Allow when the path is a route's with another method (DESIGN §16), 404
+// otherwise. (The mux would answer 405 itself, but its catch-all for
+// /api/v1/ matches every method first.)
+func (a *API) noRoute(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range methods {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := a.mux.Handler(probe); pattern != Prefix && pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) == 0 {
+		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
+		return
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed on "+r.URL.Path+"; allowed: "+strings.Join(allow, ", "))
 }
 
 // Close ends every open stream (its client may reconnect elsewhere with
@@ -224,33 +265,4 @@ func writeError(w http.ResponseWriter, status int, code, message string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(b)
-}
-
-// decode reads the JSON body into v, answering a bad body itself (false).
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil && dec.More() {
-		err = errors.New("more than one JSON value in the body")
-	}
-	var tooBig *http.MaxBytesError
-	switch {
-	case err == nil:
-		return true
-	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, "too_large", "the request body is over 1 MiB")
-	case isUnknownField(err):
-		writeError(w, http.StatusBadRequest, "unknown_field", err.Error())
-	default:
-		writeError(w, http.StatusBadRequest, "bad_json", "the body is not the JSON expected: "+err.Error())
-	}
-	return false
-}
-
-// isUnknownField reports DisallowUnknownFields' error, which has no type
-// of its own.
-func isUnknownField(err error) bool {
-	const prefix = "json: unknown field "
-	return len(err.Error()) > len(prefix) && err.Error()[:len(prefix)] == prefix
 }

@@ -92,6 +92,33 @@ func (a *API) find(ctx context.Context, key string) (*core.Conversation, error) 
 	return nil, nil
 }
 
+// followable answers 404 unless conversation key exists and, when runID
+// is set, had that run (DESIGN §16): a stream of what does not exist would
+// wait for ever.
+func (a *API) followable(w http.ResponseWriter, r *http.Request, key, runID string) bool {
+	c, err := a.find(r.Context(), key)
+	if err != nil {
+		a.fail(w, "conversation", err)
+		return false
+	}
+	if c == nil {
+		writeError(w, http.StatusNotFound, "not_found", "no conversation "+strconv.Quote(key))
+		return false
+	}
+	if runID == "" {
+		return true
+	}
+	run, err := a.o.Store.Run(r.Context(), runID)
+	if err == nil && run.ConvKey != key {
+		err = core.ErrNotFound
+	}
+	if err != nil {
+		a.fail(w, "run "+strconv.Quote(runID)+" of "+strconv.Quote(key), err)
+		return false
+	}
+	return true
+}
+
 // intParam reads a non-negative integer query parameter.
 func intParam(w http.ResponseWriter, r *http.Request, name string, def int) (int, bool) {
 	s := r.URL.Query().Get(name)

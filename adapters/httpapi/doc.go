@@ -45,10 +45,20 @@
 //
 // # Bad input
 //
-// A body over 1 MiB is 413; malformed JSON is 400 bad_json; an unknown
-// field is 400 unknown_field; an unknown conversation, run or approval is
-// 404; a bad "api:<name>" is 400 invalid_key. None of them stores
-// anything, and a stream starts only once its request is good.
+// A body over 1 MiB is 413; malformed JSON, or a key twice in one object
+// at any depth, is 400 bad_json; an unknown field is 400 unknown_field;
+// an unknown conversation, run or approval is 404 (also for following
+// one: a stream of nothing would wait for ever); a known path with
+// another method is 405 method_not_allowed with Allow; a bad
+// "api:<name>" is 400 invalid_key. None of them stores anything, and a
+// stream starts only once its request is good.
+//
+// # Retries
+//
+// A message may carry an Idempotency-Key (DESIGN §16, see idempotency.go):
+// the store remembers it for a day with the run it named before running,
+// so a repeat with the same body is answered with that run, replayed and
+// followed, on any replica, and runs nothing.
 //
 // # Console
 //

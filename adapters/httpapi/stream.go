@@ -73,6 +73,10 @@ func (a *API) postMessage(w http.ResponseWriter, r *http.Request, who core.Actor
 	if !ok {
 		return
 	}
+	idem, ok := idempotencyKeyOf(w, r)
+	if !ok {
+		return
+	}
 	var req messageRequest
 	if !decode(w, r, &req) {
 		return
@@ -82,6 +86,21 @@ func (a *API) postMessage(w http.ResponseWriter, r *http.Request, who core.Actor
 		return
 	}
 	in := core.Inbound{ConvKey: key, User: who, Text: req.Text}
+	if idem != "" && !core.IsStopCommand(req.Text) {
+		var release func()
+		if release, ok = a.claim(w, r, idem, req, &in); !ok {
+			return // answered: a repeat, or refused
+		}
+		// The stream is the run's alone, as a repeat's is.
+		a.stream(w, r, key, cursor{until: in.RunID}, false, func() error {
+			err := a.o.Engine.Handle(r.Context(), in)
+			if err != nil {
+				release() // refused: nothing runs, so the key is free
+			}
+			return err
+		})
+		return
+	}
 	if core.IsStopCommand(req.Text) {
 		// A stop with nothing running emits nothing: its stream would wait
 		// for a completed that never comes.
@@ -101,15 +120,11 @@ func (a *API) postMessage(w http.ResponseWriter, r *http.Request, who core.Actor
 
 // followEvents answers GET /api/v1/conversations/{key}/events.
 func (a *API) followEvents(w http.ResponseWriter, r *http.Request, _ core.Actor) {
-	key, ok := a.streamKey(w, r)
-	if !ok {
-		return
-	}
 	from, ok := cursorOf(w, r)
-	if !ok {
+	if !ok || !a.followable(w, r, r.PathValue("key"), from.runID) {
 		return
 	}
-	a.stream(w, r, key, from, false, nil)
+	a.stream(w, r, r.PathValue("key"), from, false, nil)
 }
 
 // streamKey is the conversation a stream is about: an "api:<name>"
@@ -141,6 +156,9 @@ type cursor struct {
 	replay bool
 	after  int64
 	runID  string
+	// until, when set, is the one run the stream is about: it ends after
+	// that run's completed and shows no other run's events.
+	until string
 }
 
 // cursorOf reads Last-Event-ID (what a reconnecting client sends), or
@@ -210,6 +228,10 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request, key string, from cu
 				}
 				out.buf.Write(f.after(last).data)
 				last = ev.Seq
+				if from.until != "" && ev.RunID == from.until && ev.Type == core.EventCompleted {
+					out.send()
+					return
+				}
 			}
 			if out.send() != nil {
 				return
@@ -227,12 +249,12 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request, key string, from cu
 			// Everything waiting goes out in one write and one flush.
 			done := false
 			for _, f := range live.take() {
-				if f.seq <= last {
-					continue // replayed already
+				if f.seq <= last || (from.until != "" && f.runID != from.until) {
+					continue // replayed already, or another run's
 				}
 				out.buf.Write(f.after(last).data)
 				last = f.seq
-				if untilDone && f.typ == core.EventCompleted && a.idle(ctx, key, f.runID) {
+				if f.typ == core.EventCompleted && (from.until == f.runID || untilDone && a.idle(ctx, key, f.runID)) {
 					done = true
 					break
 				}

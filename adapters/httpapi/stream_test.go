@@ -41,8 +41,9 @@ type sseStream struct {
 	Comments []string
 }
 
-// open sends a request for a stream and checks it is one.
-func (r *rig) open(token, method, path, lastEventID string, body string) *sseStream {
+// open sends a request for a stream and checks it is one; hdr are more
+// header names and values, in pairs.
+func (r *rig) open(token, method, path, lastEventID string, body string, hdr ...string) *sseStream {
 	r.t.Helper()
 	ctx, cancel := context.WithCancel(r.t.Context())
 	var rd io.Reader
@@ -57,6 +58,9 @@ func (r *rig) open(token, method, path, lastEventID string, body string) *sseStr
 	req.Header.Set("Accept", "text/event-stream")
 	if lastEventID != "" {
 		req.Header.Set("Last-Event-ID", lastEventID)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -214,6 +218,9 @@ func TestSSEReconnectWithLastEventIDMissesNothing(t *testing.T) {
 	const conv = "api:rollout"
 	hold := make(chan struct{})
 	r.stack.LLM.Push(llmfake.Reply{Text: strings.Repeat("the rollout of checkout is progressing normally ", 12), Hold: hold})
+	if _, err := r.stack.Store.Conversation(t.Context(), conv); err != nil { // followed before its first message
+		t.Fatal(err)
+	}
 	follow := r.open(r.tokens["bob"], "GET", "/api/v1/conversations/"+url.PathEscape(conv)+"/events", "", "")
 	if err := r.eng.Handle(t.Context(), core.Inbound{ConvKey: conv, MessageID: "m1", User: carol, Text: "how is the rollout?", Time: time.Now()}); err != nil {
 		t.Fatal(err)
@@ -246,6 +253,9 @@ func TestSSEReconnectWithLastEventIDMissesNothing(t *testing.T) {
 // next one; Close (the server shutting down) ends every stream.
 func TestSSEHeartbeatsAndRevocation(t *testing.T) {
 	r := newRig(t, func(o *httpapi.Options, _ *enginetest.Stack) { o.Heartbeat = 20 * time.Millisecond })
+	if _, err := r.stack.Store.Conversation(t.Context(), "api:quiet"); err != nil {
+		t.Fatal(err)
+	}
 	s := r.open(r.tokens["alice"], "GET", "/api/v1/conversations/api:quiet/events", "", "")
 	if ev, err := s.Next(); err != nil || ev.Comment == "" {
 		t.Fatalf("the first thing on an idle stream = %+v, %v; want a heartbeat", ev, err)

@@ -92,8 +92,9 @@ func TestConsoleNeverShowsSecrets(t *testing.T) {
 	}
 
 	// A new API conversation, sent from the console: its run streams in.
+	// It does not exist yet: nothing to follow (404) until it is sent.
 	b.Type("#new-name", "secrets\r")
-	b.WaitText(`[data-role="live-state"]`, "live")
+	b.WaitText("p.muted", "A new conversation: send the first message below.")
 	b.Type("#compose", "show me the logs of the payments pod")
 	b.Click("#send")
 	b.WaitText(`.tool-line[data-call="c1"][data-state="done"]`, "get_logs")

@@ -91,8 +91,8 @@ func (e *env) doctor(ctx context.Context, args []string) int {
 	e.checkLLM(ctx, r, cfg)
 	e.checkTools(ctx, r, cfg)
 	e.checkStore(ctx, r, cfg)
-	e.checkTokens(ctx, r, cfg)
-	e.checkRest(r, cfg)
+	tokens := e.checkTokens(ctx, r, cfg)
+	e.checkRest(r, cfg, tokens)
 	if r.problems > 0 {
 		fmt.Fprintf(r.w, "%d problem(s) found\n", r.problems)
 		return exitError
@@ -287,38 +287,36 @@ func checkChain(ctx context.Context, r *report, store core.Store, loc memory.Loc
 	}
 }
 
-// checkTokens counts the API tokens in use and warns about those whose
-// person the policy file does not map (they have no role).
-func (e *env) checkTokens(ctx context.Context, r *report, cfg *config.Config) {
+// checkTokens counts the API tokens in use (returned, for nothingToServe)
+// and warns about those whose person the policy file does not map (they
+// have no role).
+func (e *env) checkTokens(ctx context.Context, r *report, cfg *config.Config) int {
 	store, err := openStore(ctx, cfg)
 	if err != nil {
-		return // checkStore said why
+		return 0 // checkStore said why
 	}
 	defer store.Close()
 	ts, ok := store.(httpapi.TokenStore)
 	if !ok {
-		return
+		return 0
 	}
 	list, err := ts.Tokens(ctx)
 	if err != nil {
 		r.fail("api", "", "listing the API tokens: %v", err)
-		return
+		return 0
 	}
+	active := activeTokens(list)
 	pol, err := policy.Load(cfg.Policy.File, policyOptions(cfg))
 	if err != nil {
-		return // checkPolicy says why
+		return active // checkPolicy says why
 	}
-	active := 0
 	for _, t := range list {
-		if !t.RevokedAt.IsZero() {
-			continue
-		}
-		active++
-		if cfg.Policy.File != "" && unmapped(pol, t.Person) {
+		if t.RevokedAt.IsZero() && cfg.Policy.File != "" && unmapped(pol, t.Person) {
 			r.warn("api", "token %s: %s", t.ID, unmappedText(cfg, t.Person))
 		}
 	}
 	r.ok("api", "%d API token(s) in use, on %s", active, cfg.Server.Listen)
+	return active
 }
 
 // schemaFix is the advice for a store changed outside opsgate.
@@ -329,7 +327,7 @@ func schemaFix(loc memory.Location) string {
 
 // checkRest checks the chat adapters' configuration and reports what is
 // configured but not yet part of this build.
-func (e *env) checkRest(r *report, cfg *config.Config) {
+func (e *env) checkRest(r *report, cfg *config.Config, apiTokens int) {
 	chats, err := buildChats(cfg, e.log, &engineRef{})
 	if err != nil {
 		r.fail("adapter", "correct that adapter's section of the configuration", "%v", err)
@@ -340,7 +338,7 @@ func (e *env) checkRest(r *report, cfg *config.Config) {
 	// Nothing to serve is a warning, not a failure: it is the normal state
 	// of someone who only uses opsgate chat, and serve itself refuses it.
 	// A chat section whose token is empty has already failed above.
-	if what, fix, empty := nothingToServe(cfg); empty {
+	if what, fix, empty := nothingToServe(cfg, apiTokens); empty {
 		r.warn("serve", "%s: opsgate chat works, opsgate serve refuses to start; %s", what, fix)
 	}
 	if len(cfg.Schedules) > 0 {

@@ -29,10 +29,13 @@ checkpoint (up to 30 s), then the MCP servers and the store are closed.
 SIGHUP reloads the policy file (policy.file); a file
 that does not load keeps the policy in force and is logged.
 
-With no chat adapter enabled and no schedule, serve refuses to start
-(exit 1), unless:
-  --allow-empty  start anyway, serving only the HTTP endpoints: useful for
-                 a standby or for /healthz-only smoke tests
+The HTTP API with at least one API token (opsgate token create) is
+something to serve: an API-and-console deployment needs no chat platform.
+With no chat adapter enabled, no schedule and no API token, serve refuses
+to start (exit 1), unless:
+  --allow-empty  start anyway with nothing to serve, only /healthz,
+                 /readyz and /metrics answering: useful for a standby or
+                 for /healthz-only smoke tests
 `
 
 // drainTimeout bounds how long serve waits for runs at shutdown.
@@ -49,12 +52,20 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		return exitError
 	}
 	e.warnUnknownEnv()
-	if what, fix, empty := nothingToServe(cfg); empty {
-		if !*allowEmpty {
-			e.fail(fmt.Errorf("serve: %s; %s", what, fix))
+	if _, _, empty := nothingToServe(cfg, 0); empty {
+		// Only the HTTP API may be left to serve: it counts with a token.
+		tokens, err := apiTokensAtStart(ctx, cfg)
+		if err != nil {
+			e.fail(err) // the store's error, as openApp's would be
 			return exitError
 		}
-		e.log.Warn("serving nothing (--allow-empty): only the HTTP endpoints answer", "why", what)
+		if what, fix, empty := nothingToServe(cfg, tokens); empty {
+			if !*allowEmpty {
+				e.fail(fmt.Errorf("serve: %s; %s", what, fix))
+				return exitError
+			}
+			e.log.Warn("serving nothing (--allow-empty): only /healthz, /readyz and /metrics answer", "why", what)
+		}
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()

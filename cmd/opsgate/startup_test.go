@@ -108,14 +108,16 @@ func TestEmptyTokenVariableRefusedUnlessDisabled(t *testing.T) {
 }
 
 func TestServeRefusesNothingToServe(t *testing.T) {
-	const fix = "set telegram.token, slack.bot_token or discord.token, or start opsgate serve --allow-empty for a standby or a /healthz-only check"
+	const fix = "set telegram.token, slack.bot_token or discord.token, add a schedule, " +
+		"or create an API token (opsgate token create --person NAME) for the HTTP API and console; " +
+		"--allow-empty starts anyway with only /healthz, /readyz and /metrics to answer, for a standby or a /healthz-only check"
 	tests := []struct {
 		name, extra, what string
 	}{
 		{"no section", "",
-			"nothing to serve: no chat adapter is enabled and no schedule runs"},
+			"nothing to serve: no chat adapter is enabled, no schedule runs and the HTTP API has no token"},
 		{"every adapter disabled", "slack:\n  enabled: false\n  bot_token: xoxb-1\n  app_token: xapp-1\n",
-			"nothing to serve: no chat adapter is enabled and no schedule runs"},
+			"nothing to serve: no chat adapter is enabled, no schedule runs and the HTTP API has no token"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,7 +147,7 @@ func TestServeRefusesNothingToServe(t *testing.T) {
 			if code := stop(); code != exitOK {
 				t.Errorf("serve --allow-empty exited %d:\n%s", code, log.String())
 			}
-			mustContain(t, "log", log.String(), `level=WARN msg="serving nothing (--allow-empty): only the HTTP endpoints answer" why="`+tt.what+`"`)
+			mustContain(t, "log", log.String(), `level=WARN msg="serving nothing (--allow-empty): only /healthz, /readyz and /metrics answer" why="`+tt.what+`"`)
 		})
 	}
 }
@@ -155,7 +157,7 @@ func TestServeHelpDocumentsAllowEmpty(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("serve -h exited %d", code)
 	}
-	mustContain(t, "serve -h", stdout, "Usage: opsgate serve [--allow-empty]", "--allow-empty  start anyway", "standby", "/healthz-only")
+	mustContain(t, "serve -h", stdout, "Usage: opsgate serve [--allow-empty]", "--allow-empty  start anyway", "standby", "/healthz-only", "at least one API token")
 }
 
 // TestMigrateAndDoctorRefuseAlteredAuditLog removes the audit log's

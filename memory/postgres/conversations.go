@@ -21,10 +21,10 @@ func (s *Store) SaveInbound(ctx context.Context, in core.Inbound) (first bool, e
 		if err := ensureConversation(ctx, tx, in.ConvKey); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO inbound (conv_key, message_id, user_id, user_name, text, time, stored_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)
+		tag, err := tx.Exec(ctx, `INSERT INTO inbound (conv_key, message_id, user_id, user_name, text, time, stored_at, run_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 			ON CONFLICT (conv_key, message_id) WHERE message_id <> '' DO NOTHING`,
-			in.ConvKey, in.MessageID, in.User.ID, in.User.Name, in.Text, ts(in.Time), time.Now())
+			in.ConvKey, in.MessageID, in.User.ID, in.User.Name, in.Text, ts(in.Time), time.Now(), in.RunID)
 		if err != nil || tag.RowsAffected() != 1 {
 			return err // a redelivery is no activity
 		}
@@ -41,7 +41,7 @@ func (s *Store) SaveInbound(ctx context.Context, in core.Inbound) (first bool, e
 func (s *Store) PendingInbound(ctx context.Context) ([]core.Inbound, error) {
 	var out []core.Inbound
 	err := s.read(ctx, func(q querier) error {
-		rows, err := q.Query(ctx, `SELECT conv_key, message_id, user_id, user_name, text, time
+		rows, err := q.Query(ctx, `SELECT conv_key, message_id, user_id, user_name, text, time, run_id
 			FROM inbound WHERE done_at IS NULL ORDER BY id`)
 		if err != nil {
 			return err
@@ -49,7 +49,7 @@ func (s *Store) PendingInbound(ctx context.Context) ([]core.Inbound, error) {
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (core.Inbound, error) {
 			var in core.Inbound
 			var at *time.Time
-			err := row.Scan(&in.ConvKey, &in.MessageID, &in.User.ID, &in.User.Name, &in.Text, &at)
+			err := row.Scan(&in.ConvKey, &in.MessageID, &in.User.ID, &in.User.Name, &in.Text, &at, &in.RunID)
 			in.Time = fromTS(at)
 			return in, err
 		})

@@ -23,10 +23,10 @@ func (s *Store) SaveInbound(ctx context.Context, in core.Inbound) (first bool, e
 		// The conflict target names the partial unique index, so messages
 		// without an id never conflict.
 		res, err := tx.exec(ctx, `INSERT INTO inbound
-			(conv_key, message_id, user_id, user_name, text, time, stored_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
+			(conv_key, message_id, user_id, user_name, text, time, stored_at, run_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (conv_key, message_id) WHERE message_id <> '' DO NOTHING`,
-			in.ConvKey, in.MessageID, in.User.ID, in.User.Name, in.Text, micros(in.Time), micros(time.Now()))
+			in.ConvKey, in.MessageID, in.User.ID, in.User.Name, in.Text, micros(in.Time), micros(time.Now()), in.RunID)
 		if err != nil {
 			return err
 		}
@@ -134,7 +134,7 @@ func markInboundDone(ctx context.Context, q queryer, convKey, messageID string) 
 
 // PendingInbound returns saved messages not marked done, oldest first.
 func (s *Store) PendingInbound(ctx context.Context) ([]core.Inbound, error) {
-	rows, err := s.r.query(ctx, `SELECT conv_key, message_id, user_id, user_name, text, time
+	rows, err := s.r.query(ctx, `SELECT conv_key, message_id, user_id, user_name, text, time, run_id
 		FROM inbound WHERE done_at IS NULL ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: pending inbound: %w", err)
@@ -144,7 +144,7 @@ func (s *Store) PendingInbound(ctx context.Context) ([]core.Inbound, error) {
 	for rows.Next() {
 		var in core.Inbound
 		var at sql.NullInt64
-		if err := rows.Scan(&in.ConvKey, &in.MessageID, &in.User.ID, &in.User.Name, &in.Text, &at); err != nil {
+		if err := rows.Scan(&in.ConvKey, &in.MessageID, &in.User.ID, &in.User.Name, &in.Text, &at, &in.RunID); err != nil {
 			return nil, fmt.Errorf("sqlite: pending inbound: %w", err)
 		}
 		in.Time = fromMicros(at)

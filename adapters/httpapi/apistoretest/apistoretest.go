@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,6 +35,9 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"TokenRevokeUnknown", testTokenRevokeUnknown},
 		{"ConversationRuns", testConversationRuns},
 		{"PendingApprovals", testPendingApprovals},
+		{"IdempotencyKeyClaim", testIdempotencyKeyClaim},
+		{"IdempotencyKeyConcurrentClaims", testIdempotencyKeyConcurrentClaims},
+		{"InboundKeepsRunID", testInboundKeepsRunID},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
 	}
@@ -146,5 +150,119 @@ func testPendingApprovals(t *testing.T, s Store) {
 	}
 	if len(as) != 2 || as[0].ID != "a1" || as[1].ID != "a3" {
 		t.Errorf("PendingApprovals = %+v, want a1 then a3", as)
+	}
+}
+
+func testIdempotencyKeyClaim(t *testing.T, s Store) {
+	ctx := t.Context()
+	t0 := time.Now().UTC().Truncate(time.Millisecond)
+	ttl := 24 * time.Hour
+	k := core.IdempotencyKey{ConvKey: "api:a", Key: "k1", BodyHash: []byte("hash-1"), RunID: "run-1", CreatedAt: t0}
+	claim := func(k core.IdempotencyKey, now time.Time) (core.IdempotencyKey, bool) {
+		t.Helper()
+		held, claimed, err := s.ClaimIdempotencyKey(ctx, k, now.Add(-ttl))
+		if err != nil {
+			t.Fatalf("ClaimIdempotencyKey(%s/%s): %v", k.ConvKey, k.Key, err)
+		}
+		return held, claimed
+	}
+	if held, claimed := claim(k, t0); !claimed || held.RunID != "run-1" {
+		t.Fatalf("first claim = %+v, %t; want claimed", held, claimed)
+	}
+	other := k
+	other.BodyHash, other.RunID, other.CreatedAt = []byte("hash-2"), "run-2", t0.Add(time.Hour)
+	held, claimed := claim(other, other.CreatedAt)
+	if claimed || held.RunID != "run-1" || !bytes.Equal(held.BodyHash, []byte("hash-1")) || !held.CreatedAt.Equal(t0) {
+		t.Errorf("second claim = %+v, %t; want the first record, not claimed", held, claimed)
+	}
+	// Per conversation: the same key elsewhere is another key.
+	elsewhere := other
+	elsewhere.ConvKey = "api:b"
+	if _, claimed := claim(elsewhere, other.CreatedAt); !claimed {
+		t.Error("the same key in another conversation was not claimed")
+	}
+	// Releasing with another run leaves it; with its own run frees it.
+	if err := s.ReleaseIdempotencyKey(ctx, "api:a", "k1", "run-2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, claimed := claim(other, other.CreatedAt); claimed {
+		t.Fatal("a release naming another run freed the key")
+	}
+	if err := s.ReleaseIdempotencyKey(ctx, "api:a", "k1", "run-1"); err != nil {
+		t.Fatal(err)
+	}
+	if held, claimed := claim(other, other.CreatedAt); !claimed || held.RunID != "run-2" {
+		t.Fatalf("after its release, claim = %+v, %t; want claimed", held, claimed)
+	}
+	if err := s.ReleaseIdempotencyKey(ctx, "api:a", "nope", "run-1"); err != nil {
+		t.Errorf("releasing an unknown key: %v", err)
+	}
+	// A record older than the lifetime is forgotten.
+	late := other
+	late.RunID, late.CreatedAt = "run-3", other.CreatedAt.Add(ttl+time.Second)
+	if held, claimed := claim(late, late.CreatedAt); !claimed || held.RunID != "run-3" {
+		t.Errorf("a claim after the lifetime = %+v, %t; want claimed", held, claimed)
+	}
+}
+
+// Of claims of one key at once, exactly one wins and every other gets
+// the winner's record (the race of two identical requests).
+func testIdempotencyKeyConcurrentClaims(t *testing.T, s Store) {
+	const n = 8
+	now := time.Now().UTC()
+	var wg sync.WaitGroup
+	held := make([]string, n)
+	won := make([]bool, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			k := core.IdempotencyKey{ConvKey: "api:race", Key: "same", BodyHash: []byte("h"), RunID: fmt.Sprintf("run-%d", i), CreatedAt: now}
+			var h core.IdempotencyKey
+			h, won[i], errs[i] = s.ClaimIdempotencyKey(t.Context(), k, now.Add(-time.Hour))
+			held[i] = h.RunID
+		}()
+	}
+	close(start)
+	wg.Wait()
+	winners := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("claim %d: %v", i, errs[i])
+		}
+		if won[i] {
+			winners++
+		}
+		if held[i] != held[0] {
+			t.Errorf("claim %d holds %s, claim 0 %s: one record for all", i, held[i], held[0])
+		}
+	}
+	if winners != 1 {
+		t.Errorf("%d claims won, want exactly 1", winners)
+	}
+}
+
+// The run an inbound message names survives storing, so a replica that
+// picks the message up runs it as that run.
+func testInboundKeepsRunID(t *testing.T, s Store) {
+	ctx := t.Context()
+	in := core.Inbound{ConvKey: "api:x", MessageID: "m1", User: core.Actor{ID: "api:alice"}, Text: "hi", Time: time.Now().UTC(), RunID: "run-named"}
+	if first, err := s.SaveInbound(ctx, in); err != nil || !first {
+		t.Fatalf("SaveInbound = %t, %v", first, err)
+	}
+	plain := in
+	plain.MessageID, plain.RunID = "m2", ""
+	if _, err := s.SaveInbound(ctx, plain); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.PendingInbound(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].RunID != "run-named" || got[1].RunID != "" {
+		t.Errorf("PendingInbound = %+v, want m1 with its run, m2 without", got)
 	}
 }

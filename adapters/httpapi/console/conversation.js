@@ -67,6 +67,7 @@ export function render(main, params) {
       }
     }
     if (stopped) return;
+    const exists = !!v;
     if (!v) {
       note.textContent = "A new conversation: send the first message below.";
       v = {messages: [], runs: []};
@@ -98,9 +99,11 @@ export function render(main, params) {
       for (const a of p.approvals) if (a.conv_key === key) runView(a.run_id).placeCard(a);
     } catch { /* the transcript still shows */ }
     if (stopped) return;
-    startFollow(active ? "?run=" + encodeURIComponent(active) : "");
+    // A conversation that does not exist yet has nothing to follow (404):
+    // following starts once the first message created it.
+    if (exists) startFollow(active ? "?run=" + encodeURIComponent(active) : "");
     if (key.startsWith("api:")) main.append(composer(key, history, onEvent, () => {
-      if (liveState.dataset.state === "failed") startFollow("");
+      if (!follow || liveState.dataset.state === "failed") startFollow("");
     }));
     history.lastElementChild && history.lastElementChild.scrollIntoView({block: "end"});
   })();
