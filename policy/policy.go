@@ -31,6 +31,8 @@ type Policy struct {
 
 	redact    Redact
 	perMinute int
+	// visibility are the visibility rules (visibility.go).
+	visibility []visRule
 }
 
 var _ core.Policy = (*Policy)(nil)

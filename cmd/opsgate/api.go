@@ -23,6 +23,9 @@ func (e *env) api(a *app) *httpapi.API {
 		Schedules: func() []httpapi.Schedule { return apiSchedules(a.cfg, time.Now()) },
 		Logger:    e.log.With("component", "httpapi"),
 	}
+	if a.policy != nil {
+		o.Visibility = a.policy
+	}
 	if a.memory != nil {
 		o.Memory = a.memory
 	}

@@ -1,0 +1,39 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Participated returns the keys of the conversations one of identities
+// took part in — sent a message (which also records who started an API
+// conversation) or asked for a run — or in which person voted on an
+// approval or was among those eligible to decide one (DESIGN §17). Each
+// key once, in no particular order.
+func (s *Store) Participated(ctx context.Context, identities []string, person string) ([]string, error) {
+	if identities == nil {
+		identities = []string{}
+	}
+	var keys []string
+	err := s.read(ctx, func(q querier) error {
+		rows, err := q.Query(ctx, `
+			SELECT conv_key FROM inbound WHERE user_id = ANY($1)
+			UNION SELECT conv_key FROM runs WHERE requester_id = ANY($1)
+			UNION SELECT a.conv_key FROM approval_votes v JOIN approvals a ON a.id = v.approval_id
+				WHERE v.person = $2 OR v.actor_id = ANY($1)
+			UNION SELECT conv_key FROM approvals
+				WHERE CASE WHEN verdict = '' THEN false ELSE (verdict::jsonb -> 'eligible') ? $2 END`,
+			identities, person)
+		if err != nil {
+			return err
+		}
+		keys, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: participated: %w", err)
+	}
+	return keys, nil
+}
