@@ -48,7 +48,7 @@ func TestCanSee(t *testing.T) {
 		{"api:carol", "terminal:root:20250314-1", false, true}, // admin
 		{"api:alice", "terminal:alice:20250314-1", false, true},
 		{"slack:U0ALICE", "terminal:alice:x", false, true},
-		{"api:bob", "terminal:root:20250314-1", false, false}, // "*" grants no terminal
+		{"api:bob", "terminal:root:20250314-1", false, false},  // "*" grants no terminal
 		{"api:alice", "terminal:root:20250314-1", true, false}, // nor taking part
 		{"api:dave", "terminal:dave:x", false, false},          // api:dave is not terminal:dave
 	} {
