@@ -22,9 +22,9 @@ import (
 // it says what it needs.
 var routeAccess = map[string]access{
 	"GET /api/v1/conversations":                 {scope: ScopeRead},
-	"GET /api/v1/conversations/{key}":           {scope: ScopeRead, conv: pathConv(false)},
-	"POST /api/v1/conversations/{key}/messages": {scope: ScopeWrite, conv: pathConv(true)},
-	"GET /api/v1/conversations/{key}/events":    {scope: ScopeRead, conv: pathConv(false)},
+	"GET /api/v1/conversations/{key}":           {scope: ScopeRead, conv: pathConv},
+	"POST /api/v1/conversations/{key}/messages": {scope: ScopeWrite, conv: pathConv, create: true},
+	"GET /api/v1/conversations/{key}/events":    {scope: ScopeRead, conv: pathConv},
 	"GET /api/v1/approvals":                     {scope: ScopeRead},
 	"POST /api/v1/approvals/{id}/decision":      {scope: ScopeApprove, conv: approvalConv},
 	"POST /api/v1/runs/{id}/stop":               {scope: ScopeWrite, conv: runConv},
@@ -40,6 +40,11 @@ type access struct {
 	// is false when the resource does not exist (the answer is then 404);
 	// fresh is an API conversation no one holds yet (posting creates it).
 	conv func(a *API, r *http.Request) (key string, found, fresh bool, err error)
+	// create: the route may be about a fresh API conversation (posting
+	// creates it). Otherwise only an admin, who would see it anyway, may
+	// use one (follow it before it starts); anyone else could be reading
+	// the conversation another person is about to start.
+	create bool
 }
 
 // admit authenticates the request; false means it was answered.
@@ -81,7 +86,7 @@ func (a *API) guard(pattern string, h func(http.ResponseWriter, *http.Request, c
 				a.fail(w, "access", err)
 				return
 			}
-			visible := found
+			visible := found && (!fresh || need.create || v.all)
 			if found && !fresh {
 				if visible, err = v.sees(r.Context(), key); err != nil {
 					a.fail(w, "access", err)
@@ -117,23 +122,20 @@ func notFoundText(r *http.Request) string {
 	}
 }
 
-// pathConv is the {key} of the path. With newAPI, an "api:<name>" key no
-// conversation has yet is found as new (posting creates it); a name not
-// valid is left to the handler's 400.
-func pathConv(newAPI bool) func(a *API, r *http.Request) (string, bool, bool, error) {
-	return func(a *API, r *http.Request) (string, bool, bool, error) {
-		key := r.PathValue("key")
-		c, err := a.find(r.Context(), key)
-		switch {
-		case err != nil:
-			return "", false, false, err
-		case c != nil:
-			return key, true, false, nil
-		case newAPI && strings.HasPrefix(key, ConvPrefix):
-			return key, true, true, nil
-		}
-		return "", false, false, nil
+// pathConv is the {key} of the path. An "api:<name>" key no conversation
+// has yet is fresh; a name not valid is left to the handler's 400.
+func pathConv(a *API, r *http.Request) (string, bool, bool, error) {
+	key := r.PathValue("key")
+	c, err := a.find(r.Context(), key)
+	switch {
+	case err != nil:
+		return "", false, false, err
+	case c != nil:
+		return key, true, false, nil
+	case strings.HasPrefix(key, ConvPrefix):
+		return key, true, true, nil
 	}
+	return "", false, false, nil
 }
 
 func approvalConv(a *API, r *http.Request) (string, bool, bool, error) {
