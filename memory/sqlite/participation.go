@@ -16,14 +16,22 @@ func (s *Store) Participated(ctx context.Context, identities []string, person st
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: participated: %w", err)
 	}
+	quoted, err := json.Marshal(person)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: participated: %w", err)
+	}
+	// The verdicts are JSON without an index: instr finds the few that
+	// name the person at all before any is parsed.
 	rows, err := s.r.query(ctx, `
 		SELECT conv_key FROM inbound WHERE user_id IN (SELECT value FROM json_each(?1))
 		UNION SELECT conv_key FROM runs WHERE requester_id IN (SELECT value FROM json_each(?1))
+		UNION SELECT a.conv_key FROM approval_votes v JOIN approvals a ON a.id = v.approval_id WHERE v.person = ?2
 		UNION SELECT a.conv_key FROM approval_votes v JOIN approvals a ON a.id = v.approval_id
-			WHERE v.person = ?2 OR v.actor_id IN (SELECT value FROM json_each(?1))
+			WHERE v.actor_id IN (SELECT value FROM json_each(?1))
 		UNION SELECT conv_key FROM approvals
-			WHERE verdict <> '' AND ?2 IN (SELECT value FROM json_each(CASE WHEN json_valid(verdict) THEN verdict ELSE '{}' END, '$.eligible'))`,
-		string(ids), person)
+			WHERE instr(verdict, ?3) > 0
+			AND ?2 IN (SELECT value FROM json_each(CASE WHEN json_valid(verdict) THEN verdict ELSE '{}' END, '$.eligible'))`,
+		string(ids), person, string(quoted))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: participated: %w", err)
 	}
