@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -114,6 +115,9 @@ func (e *env) token(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "opsgate: token %s created for api:%s (scopes %s, %s); it is shown only this once\n",
 			t.ID, t.Person, strings.Join(t.Scopes, ","), expiryText(t, now))
 		e.warnUnmapped(cfg, t.Person)
+		if slices.Contains(t.Scopes, httpapi.ScopeAdmin) {
+			fmt.Fprintf(e.stderr, "opsgate: note: the admin scope lets this token see every conversation (terminal ones too), the whole audit log and every token, whatever the policy says of api:%s\n", t.Person)
+		}
 	case "list":
 		list, err := ts.Tokens(ctx)
 		if err != nil {
