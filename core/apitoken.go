@@ -14,4 +14,18 @@ type APIToken struct {
 	CreatedAt time.Time `json:"created_at"`
 	// RevokedAt is zero while the token is valid.
 	RevokedAt time.Time `json:"revoked_at,omitzero"`
+	// Scopes are what the token may do (DESIGN §17): read, write,
+	// approve, hook, admin. A token made before scopes existed has the
+	// default ones.
+	Scopes []string `json:"scopes"`
+	// ExpiresAt is when the token stops working; zero is never.
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+	// LastUsedAt is when it last authenticated a request (kept to the
+	// minute: see the API's authentication); zero is never.
+	LastUsedAt time.Time `json:"last_used_at,omitzero"`
+}
+
+// Expired reports whether the token has expired at now.
+func (t APIToken) Expired(now time.Time) bool {
+	return !t.ExpiresAt.IsZero() && !now.Before(t.ExpiresAt)
 }

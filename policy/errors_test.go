@@ -57,7 +57,7 @@ func TestLoadRefusesMore(t *testing.T) {
 		{"syntax", "rules:\n  - name: x\n   action: ask\n", "p.yaml:1: syntax: did not find expected '-' indicator"},
 		{"unclosed quote", "defaults:\n  approvers: [\"sre]\n", "p.yaml:2: syntax: "},
 		{"top-level list", "- a\n", "p.yaml:1: (top level): must be a mapping"},
-		{"unknown section", "peple: {}\n", "p.yaml:1: peple: unknown key (known: people, roles, defaults, rules, redact, limits)"},
+		{"unknown section", "peple: {}\n", "p.yaml:1: peple: unknown key (known: people, roles, defaults, rules, redact, limits, visibility)"},
 		{"allow action", "rules:\n  - name: x\n    action: allow\n", `p.yaml:3: rules[0].action: must be deny or ask (got "allow"); no rule can let a tool run without approval`},
 		{"read action", "rules:\n  - name: x\n    action: read\n", `p.yaml:3: rules[0].action: must be deny or ask (got "read")`},
 		{"missing action", "rules:\n  - name: x\n", "p.yaml:2: rules[0].action: missing: want deny or ask"},

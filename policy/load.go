@@ -22,7 +22,7 @@ var (
 	identityPlatforms = []string{"slack", "telegram", "discord", "terminal", "api", "schedule"}
 )
 
-var sectionKeys = []string{"people", "roles", "defaults", "rules", "redact", "limits"}
+var sectionKeys = []string{"people", "roles", "defaults", "rules", "redact", "limits", "visibility"}
 
 // Load reads and validates a policy file. An empty file name gives the
 // behaviour without a policy (core.DefaultPolicy with opts' approvers).
@@ -106,6 +106,7 @@ func (b *builder) document(doc *yaml.Node) error {
 	}{
 		{"people", b.people}, {"roles", b.roleSection}, {"defaults", b.defaultSection},
 		{"rules", b.ruleSection}, {"redact", b.redactSection}, {"limits", b.limitSection},
+		{"visibility", b.visibilitySection},
 	}
 	for _, s := range steps {
 		if n := sections[s.name]; n != nil {

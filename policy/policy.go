@@ -33,6 +33,8 @@ type Policy struct {
 	perMinute int
 	// warnings are what policy check warns about (Warnings).
 	warnings []string
+	// visibility are the visibility rules (visibility.go).
+	visibility []visRule
 }
 
 var _ core.Policy = (*Policy)(nil)

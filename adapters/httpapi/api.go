@@ -97,6 +97,9 @@ type Options struct {
 	Redact    func(string) string
 	Memory    MemorySearcher
 	Schedules func() []Schedule
+	// Visibility says who sees which conversation (the policy, DESIGN
+	// §17); without it a token sees only what its person took part in.
+	Visibility Visibility
 	Logger    *slog.Logger
 	// Decided, when set, is told the outcome of every decision request
 	// that names an approval (nil: Decide accepted it), as chat clicks
@@ -152,9 +155,10 @@ func New(o Options) *API {
 		"GET /api/v1/audit":                         a.audit,
 		"GET /api/v1/memory/search":                 a.memorySearch,
 		"GET /api/v1/schedules":                     a.schedules,
+		"GET /api/v1/tokens":                        a.tokens,
 	}
 	for pattern, h := range routes {
-		a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { h(w, r, actorOf(r)) })
+		a.mux.HandleFunc(pattern, a.guard(pattern, h))
 	}
 	a.mux.HandleFunc(Prefix, a.noRoute)
 	return a
@@ -191,15 +195,8 @@ func (a *API) Close() { a.closeOnce.Do(func() { close(a.done) }) }
 
 // ServeHTTP authenticates the request, limits its body and routes it.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	who, err := a.authenticate(r)
-	if err != nil && err != errUnauthorized {
-		a.log.Error("api: looking up a token", "err", err)
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "the token could not be checked; try again")
-		return
-	}
-	if err != nil {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="opsgate"`)
-		writeError(w, http.StatusUnauthorized, "unauthorized", "a valid API token is required: Authorization: Bearer <token> (opsgate token create --person NAME)")
+	tok, ok := a.admit(w, r)
+	if !ok {
 		return
 	}
 	if r.ContentLength > MaxBody {
@@ -207,15 +204,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
-	a.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), actorKey{}, who)))
+	a.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, a.newViewer(tok))))
 }
 
-type actorKey struct{}
-
-func actorOf(r *http.Request) core.Actor {
-	who, _ := r.Context().Value(actorKey{}).(core.Actor)
-	return who
-}
+func actorOf(r *http.Request) core.Actor { return viewerOf(r).actor }
 
 // reply writes v as JSON with every string redacted.
 func (a *API) reply(w http.ResponseWriter, status int, v any) {

@@ -31,7 +31,9 @@ import (
 
 const conv = "telegram:bot:ops"
 
-// policyFile makes alice an sre (who approve writes) and bob nobody.
+// policyFile makes alice an sre (who approve writes) and bob nobody;
+// both see the Telegram and API conversations (access_test.go has its own
+// policy for visibility).
 const policyFile = `
 people:
   alice: {api: alice, telegram: "1001"}
@@ -41,6 +43,9 @@ roles:
   sre: [alice]
 defaults:
   approvers: [sre]
+visibility:
+  - people: [alice, bob]
+    conversations: ["telegram:*", "api:*"]
 `
 
 var carol = core.Actor{ID: "telegram:1003", Name: "carol"}
@@ -80,6 +85,7 @@ func newRig(t *testing.T, with ...func(*httpapi.Options, *enginetest.Stack)) *ri
 	})
 	o := httpapi.Options{
 		Store: r.stack.Store, Tokens: r.stack.Store, Engine: r.eng, Redact: red.String, Logger: coretest.Logger(t),
+		Visibility: cfg.Policy.(*policy.Holder),
 		Schedules: func() []httpapi.Schedule {
 			return []httpapi.Schedule{{Name: "morning-health", Cron: "0 9 * * 1-5", Target: "log", Prompt: "Summarise."}}
 		},

@@ -14,6 +14,9 @@ func (a *API) approvals(w http.ResponseWriter, r *http.Request, _ core.Actor) {
 		return
 	}
 	as, err := a.o.Store.PendingApprovals(r.Context())
+	if err == nil {
+		as, err = visible(r.Context(), viewerOf(r), as, func(ap core.Approval) string { return ap.ConvKey })
+	}
 	if err != nil {
 		a.fail(w, "approvals", err)
 		return

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,9 +34,17 @@ type TokenStore interface {
 	// TokenByHash returns the token with this hash, revoked or not, or
 	// core.ErrNotFound.
 	TokenByHash(ctx context.Context, hash []byte) (core.APIToken, error)
+	// TouchToken records a token's use at a time (it only moves forward).
+	TouchToken(ctx context.Context, id string, at time.Time) error
 }
 
-// NewToken makes a token for person: 32 random bytes after TokenPrefix.
+// touchEvery is how stale a token's last use may get before a request
+// records it again: last use is shown to the minute, and a write per
+// request would cost more than the request.
+const touchEvery = time.Minute
+
+// NewToken makes a token for person: 32 random bytes after TokenPrefix,
+// with the default scopes and expiry (DefaultScopes, DefaultExpiry).
 // secret is what the client sends, shown once; t is what is stored.
 func NewToken(person string, now time.Time) (secret string, t core.APIToken, err error) {
 	var raw [32]byte
@@ -47,7 +56,8 @@ func NewToken(person string, now time.Time) (secret string, t core.APIToken, err
 		return "", core.APIToken{}, fmt.Errorf("httpapi: new token: %w", err)
 	}
 	secret = TokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
-	return secret, core.APIToken{ID: "tok_" + hex.EncodeToString(id[:]), Person: person, Hash: HashToken(secret), CreatedAt: now.UTC()}, nil
+	return secret, core.APIToken{ID: "tok_" + hex.EncodeToString(id[:]), Person: person, Hash: HashToken(secret), CreatedAt: now.UTC(),
+		Scopes: slices.Clone(DefaultScopes), ExpiresAt: now.UTC().Add(DefaultExpiry)}, nil
 }
 
 // HashToken is what the stores keep of a token.
@@ -56,28 +66,47 @@ func HashToken(secret string) []byte {
 	return h[:]
 }
 
-// authenticate finds the request's token and returns its identity. The
-// store finds the token by its hash; the hashes are then compared in
-// constant time, so no timing tells how much of a guess was right.
-// A missing, unknown or revoked token is errUnauthorized; any other error
-// is the store's.
-func (a *API) authenticate(r *http.Request) (core.Actor, error) {
+// authenticate finds the request's token and returns it. The store finds
+// the token by its hash; the hashes are then compared in constant time,
+// so no timing tells how much of a guess was right. A missing, unknown or
+// revoked token is errUnauthorized, an expired one errExpired; any other
+// error is the store's.
+func (a *API) authenticate(r *http.Request) (core.APIToken, error) {
 	scheme, secret, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	secret = strings.TrimSpace(secret)
 	if !ok || !strings.EqualFold(scheme, "Bearer") || !strings.HasPrefix(secret, TokenPrefix) {
-		return core.Actor{}, errUnauthorized
+		return core.APIToken{}, errUnauthorized
 	}
 	hash := HashToken(secret)
 	t, err := a.o.Tokens.TokenByHash(r.Context(), hash)
 	switch {
 	case errors.Is(err, core.ErrNotFound):
-		return core.Actor{}, errUnauthorized
+		return core.APIToken{}, errUnauthorized
 	case err != nil:
-		return core.Actor{}, err
+		return core.APIToken{}, err
 	case subtle.ConstantTimeCompare(t.Hash, hash) != 1 || !t.RevokedAt.IsZero():
-		return core.Actor{}, errUnauthorized
+		return core.APIToken{}, errUnauthorized
 	}
-	return core.Actor{ID: "api:" + t.Person, Name: t.Person}, nil
+	now := time.Now()
+	if t.Expired(now) {
+		return core.APIToken{}, errExpired
+	}
+	if now.Sub(t.LastUsedAt) >= touchEvery {
+		// Best effort: a token that works is not refused because its
+		// last use could not be written.
+		if err := a.o.Tokens.TouchToken(r.Context(), t.ID, now); err != nil {
+			a.log.Warn("api: recording a token's use", "token", t.ID, "err", err)
+		}
+	}
+	return t, nil
 }
 
-var errUnauthorized = errors.New("unauthorized")
+// actorOfToken is the identity a token acts as.
+func actorOfToken(t core.APIToken) core.Actor {
+	return core.Actor{ID: "api:" + t.Person, Name: t.Person}
+}
+
+var (
+	errUnauthorized = errors.New("unauthorized")
+	errExpired      = errors.New("token expired")
+)

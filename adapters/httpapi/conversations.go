@@ -16,10 +16,21 @@ func (a *API) conversations(w http.ResponseWriter, r *http.Request, _ core.Actor
 	if !ok {
 		return
 	}
-	cs, err := a.o.Store.Conversations(r.Context(), core.ConversationFilter{KeyPrefix: r.URL.Query().Get("prefix"), Limit: limit})
+	v := viewerOf(r)
+	f := core.ConversationFilter{KeyPrefix: r.URL.Query().Get("prefix"), Limit: limit}
+	if !v.all {
+		f.Limit = 0 // what may not be seen is left out before the limit
+	}
+	cs, err := a.o.Store.Conversations(r.Context(), f)
+	if err == nil {
+		cs, err = visible(r.Context(), v, cs, func(c core.Conversation) string { return c.Key })
+	}
 	if err != nil {
 		a.fail(w, "conversations", err)
 		return
+	}
+	if limit > 0 && len(cs) > limit {
+		cs = cs[:limit]
 	}
 	items := make([]conversationItem, len(cs))
 	for i, c := range cs {

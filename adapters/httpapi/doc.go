@@ -12,6 +12,14 @@
 // chat: a person without the role gets 403 with the policy's sentence.
 // Tokens are never logged.
 //
+// # Access (DESIGN §17)
+//
+// A token has scopes ([Scopes]) and an expiry; an expired one is 401
+// token_expired. A token sees what its person may see ([Visibility], the
+// policy; [Participation], the store): a conversation it may not see is
+// 404 before any scope check, and lists leave it out; then a missing
+// scope is 403 insufficient_scope. Both checks live in access.go.
+//
 // # What is served
 //
 // Conversations (with their messages and runs), pending approvals and

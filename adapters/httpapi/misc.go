@@ -36,6 +36,9 @@ func (a *API) audit(w http.ResponseWriter, r *http.Request, _ core.Actor) {
 		return
 	}
 	es, err := a.o.Store.Audit(r.Context(), f)
+	if err == nil {
+		es, err = visible(r.Context(), viewerOf(r), es, func(e core.AuditEntry) string { return e.ConvKey })
+	}
 	if err != nil {
 		a.fail(w, "audit", err)
 		return

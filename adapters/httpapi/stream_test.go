@@ -218,13 +218,12 @@ func TestSSEReconnectWithLastEventIDMissesNothing(t *testing.T) {
 	const conv = "api:rollout"
 	hold := make(chan struct{})
 	r.stack.LLM.Push(llmfake.Reply{Text: strings.Repeat("the rollout of checkout is progressing normally ", 12), Hold: hold})
-	if _, err := r.stack.Store.Conversation(t.Context(), conv); err != nil { // followed before its first message
-		t.Fatal(err)
-	}
-	follow := r.open(r.tokens["bob"], "GET", "/api/v1/conversations/"+url.PathEscape(conv)+"/events", "", "")
+	// Only a conversation that exists can be followed (DESIGN §17): the
+	// follower starts once it does, from its first event.
 	if err := r.eng.Handle(t.Context(), core.Inbound{ConvKey: conv, MessageID: "m1", User: carol, Text: "how is the rollout?", Time: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
+	follow := r.open(r.tokens["bob"], "GET", "/api/v1/conversations/"+url.PathEscape(conv)+"/events?after=0", "", "")
 	first := follow.readUntil(t, func(ev sseEvent) bool { return ev.Name == string(core.EventToken) })
 	follow.Close() // the client drops mid-run
 	close(hold)    // the run goes on without it
@@ -242,6 +241,9 @@ func TestSSEReconnectWithLastEventIDMissesNothing(t *testing.T) {
 	after := r.open(r.tokens["bob"], "GET", "/api/v1/conversations/"+url.PathEscape(conv)+"/events?after="+last, "", "")
 	if d := cmp.Diff(streamStamps(rest), streamStamps(after.readUntil(t, isCompleted))); d != "" {
 		t.Errorf("?after= (-Last-Event-ID +after):\n%s", d)
+	}
+	if status, raw := r.do(r.tokens["bob"], "GET", "/api/v1/conversations/"+url.PathEscape(conv)+"/events?after=-3", nil); status != 400 {
+		t.Errorf("a bad Last-Event-ID = %d %s, want 400", status, raw)
 	}
 	run := r.open(r.tokens["bob"], "GET", "/api/v1/conversations/"+url.PathEscape(conv)+"/events?run="+first[0].Data.RunID, "", "")
 	if d := cmp.Diff(recStamps(r.rec.Events()), streamStamps(run.readUntil(t, isCompleted))); d != "" {
@@ -304,7 +306,7 @@ func TestSSEBadInput(t *testing.T) {
 		{"bad API name", bob, "POST", "/api/v1/conversations/" + url.PathEscape("api:no spaces") + "/messages", `{"text":"hi"}`, 400, "invalid_key"},
 		{"unknown conversation", bob, "POST", "/api/v1/conversations/slack:T0:C0:1.2/messages", `{"text":"hi"}`, 404, "not_found"},
 		{"follow unknown conversation", bob, "GET", "/api/v1/conversations/discord:nope/events", "", 404, "not_found"},
-		{"bad Last-Event-ID", bob, "GET", "/api/v1/conversations/api:x/events?after=-3", "", 400, "invalid"},
+		{"follow an API conversation not started", bob, "GET", "/api/v1/conversations/api:x/events", "", 404, "not_found"},
 	})
 	cs, err := r.stack.Store.Conversations(t.Context(), core.ConversationFilter{})
 	if err != nil {

@@ -26,6 +26,9 @@ func (e *env) api(a *app, m *metrics.Metrics) *httpapi.API {
 		Logger:    e.log.With("component", "httpapi"),
 		Decided:   func(err error) { m.Decided("api", err) },
 	}
+	if a.policy != nil {
+		o.Visibility = a.policy
+	}
 	if a.memory != nil {
 		o.Memory = a.memory
 	}

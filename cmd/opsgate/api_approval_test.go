@@ -39,6 +39,9 @@ people:
   dave:  {api: dave}
 roles:
   sre: [alice, bob, carol]
+visibility:           # dave sees the chats, so the policy, not visibility, refuses him
+  - people: [dave]
+    conversations: ["telegram:*"]
 rules:
   - name: scaling-needs-two
     match: {server: k8s, tool: scale_deployment}

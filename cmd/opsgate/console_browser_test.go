@@ -33,7 +33,8 @@ const (
 
 var aliceDiscord = discordtest.User{ID: "1400000000000000001", Name: "alice"}
 
-// consolePolicy lets bob (API only) approve writes, and nobody else.
+// consolePolicy lets bob (API only) approve writes, and nobody else; he
+// sees the chats' conversations through a visibility rule (DESIGN §17).
 var consolePolicy = fmt.Sprintf(`
 people:
   alice: {slack: %s, telegram: "%d", discord: "%s"}
@@ -42,6 +43,9 @@ roles:
   sre: [bob]
 defaults:
   approvers: [sre]
+visibility:
+  - roles: [sre]
+    conversations: ["slack:*", "telegram:*", "discord:*", "api:*"]
 `, aliceSlack, aliceTGID, aliceDiscord.ID)
 
 // consoleServe is a serve with the fakes of the chats it was given.

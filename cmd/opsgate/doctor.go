@@ -305,7 +305,7 @@ func (e *env) checkTokens(ctx context.Context, r *report, cfg *config.Config) in
 		r.fail("api", "", "listing the API tokens: %v", err)
 		return 0
 	}
-	active := activeTokens(list)
+	active := activeTokens(list, time.Now())
 	pol, err := policy.Load(cfg.Policy.File, policyOptions(cfg))
 	if err != nil {
 		return active // checkPolicy says why

@@ -19,6 +19,7 @@ const policyHelp = `Usage:
   opsgate policy check [FILE]
   opsgate policy explain --as IDENTITY --server NAME --tool NAME [--args JSON]
                          [--risk read|write|destructive] [--policy FILE]
+  opsgate policy explain --can-see KEY [--policy FILE]
 
 check validates a policy file (default: policy.file of the configuration):
 it prints "ok: N people, N roles, N rules", or the first problem as
@@ -30,6 +31,12 @@ must. IDENTITY is platform:id (slack:U0BOB, telegram:12345678,
 terminal:alice). explain works offline: it does not ask the MCP servers
 for the tool's risk, so give --risk as the tool's annotations would
 (default: write, as for a tool without annotations).
+
+explain --can-see KEY lists who may see conversation KEY (through the API
+and its console) and why: the admins, the policy's visibility rules, a
+terminal conversation's own person. Anyone who took part in it (sent a
+message, voted, was eligible to decide one of its approvals, started it
+through the API) sees it too, except a terminal conversation.
 `
 
 func (e *env) policy(_ context.Context, args []string) int {
@@ -90,8 +97,12 @@ func (e *env) policyExplain(args []string) int {
 	argsJSON := fs.String("args", "{}", "the call's arguments as JSON")
 	risk := fs.String("risk", string(core.RiskWrite), "read, write or destructive")
 	file := fs.String("policy", "", "policy file (default: policy.file)")
+	canSee := fs.String("can-see", "", "list who may see this conversation key instead")
 	if code, ok := e.parse(fs, args, policyHelp); !ok {
 		return code
+	}
+	if *canSee != "" {
+		return e.policyCanSee(*canSee, *file)
 	}
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(e.stderr, "opsgate policy explain: %s\n\n%s", fmt.Sprintf(format, a...), policyHelp)
@@ -129,6 +140,41 @@ func (e *env) policyExplain(args []string) int {
 		Requester: core.Actor{ID: *as}, ConvKey: platform + ":explain"}
 	explain(e.stdout, p, c)
 	return exitOK
+}
+
+// policyCanSee prints who may see conversation key by the policy file.
+func (e *env) policyCanSee(key, file string) int {
+	cfg, ok := e.setup(slog.LevelWarn)
+	if !ok {
+		return exitError
+	}
+	if file == "" {
+		file = cfg.Policy.File
+	}
+	p, err := policy.Load(file, policyOptions(cfg))
+	if err != nil {
+		fmt.Fprintln(e.stderr, err)
+		return exitError
+	}
+	explainCanSee(e.stdout, p, key)
+	return exitOK
+}
+
+// explainCanSee prints who sees key and why, one per line.
+func explainCanSee(w io.Writer, p *policy.Policy, key string) {
+	if p.File() == "" {
+		fmt.Fprintln(w, "policy:        none (no roles, no visibility rules)")
+	} else {
+		fmt.Fprintf(w, "policy:        %s\n", p.File())
+	}
+	fmt.Fprintf(w, "conversation:  %s\n", key)
+	for _, s := range p.WhoCanSee(key) {
+		fmt.Fprintf(w, "sees it:       %s: %s\n", s.Who, s.Why)
+	}
+	if !strings.HasPrefix(key, policy.TerminalPrefix) {
+		fmt.Fprintln(w, "sees it:       whoever took part in it: sent a message, voted, was eligible to decide one of its approvals, started it through the API")
+	}
+	fmt.Fprintln(w, "nobody else:   to anyone else it does not exist (404); an API token also needs the read scope")
 }
 
 // explain prints a policy's verdict on c for a person to read.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/opsgate/opsgate/adapters/httpapi"
 	"github.com/opsgate/opsgate/core"
@@ -61,14 +62,14 @@ func apiTokensAtStart(ctx context.Context, cfg *config.Config) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("listing the API tokens: %w", err)
 	}
-	return activeTokens(list), nil
+	return activeTokens(list, time.Now()), nil
 }
 
-// activeTokens counts the tokens not revoked (tokens have no expiry).
-func activeTokens(list []core.APIToken) int {
+// activeTokens counts the tokens neither revoked nor expired at now.
+func activeTokens(list []core.APIToken, now time.Time) int {
 	n := 0
 	for _, t := range list {
-		if t.RevokedAt.IsZero() {
+		if t.RevokedAt.IsZero() && !t.Expired(now) {
 			n++
 		}
 	}

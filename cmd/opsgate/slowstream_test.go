@@ -26,7 +26,8 @@ func TestSlowStreamDoesNotDelayTelegramEdits(t *testing.T) {
 	model := llmfake.New(t)
 	cfg := writeConfig(t, dir, model.URL, "", fmt.Sprintf(
 		"telegram:\n  token: %q\n  api_url: %s\n  allowed_users: [%d]\n", telegramtest.Token, tg.URL, aliceTG))
-	token, _ := createToken(t, cfg, "carol")
+	// No policy file, so no roles: the admin scope lets carol see alice's chat.
+	token, _ := createScopedToken(t, cfg, "carol", "--scope", "read,admin")
 	s := serveConfig(t, cfg)
 	alice := telegramtest.User(aliceTG, "alice")
 	chat := telegramtest.PrivateChat(aliceTG)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/opsgate/opsgate/core"
@@ -12,8 +13,9 @@ import (
 
 // CreateToken stores a new API token; an existing id or hash fails.
 func (s *Store) CreateToken(ctx context.Context, t core.APIToken) error {
-	_, err := s.w.exec(ctx, `INSERT INTO api_tokens (id, person, hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)`,
-		t.ID, t.Person, t.Hash, t.CreatedAt.UnixMicro(), micros(t.RevokedAt))
+	_, err := s.w.exec(ctx, `INSERT INTO api_tokens (id, person, hash, created_at, revoked_at, scopes, expires_at, last_used_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.Person, t.Hash, t.CreatedAt.UnixMicro(), micros(t.RevokedAt), strings.Join(t.Scopes, ","), micros(t.ExpiresAt), micros(t.LastUsedAt))
 	if err != nil {
 		return fmt.Errorf("sqlite: create token: %w", err)
 	}
@@ -22,7 +24,7 @@ func (s *Store) CreateToken(ctx context.Context, t core.APIToken) error {
 
 // Tokens returns every API token, revoked ones too, oldest first.
 func (s *Store) Tokens(ctx context.Context) ([]core.APIToken, error) {
-	rows, err := s.r.query(ctx, `SELECT id, person, hash, created_at, revoked_at FROM api_tokens ORDER BY created_at, id`)
+	rows, err := s.r.query(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: tokens: %w", err)
 	}
@@ -60,7 +62,7 @@ func (s *Store) RevokeToken(ctx context.Context, id string, at time.Time) error 
 // TokenByHash returns the token whose hash is hash, revoked or not, or an
 // error wrapping core.ErrNotFound.
 func (s *Store) TokenByHash(ctx context.Context, hash []byte) (core.APIToken, error) {
-	t, err := scanToken(s.r.queryRow(ctx, `SELECT id, person, hash, created_at, revoked_at FROM api_tokens WHERE hash = ?`, hash))
+	t, err := scanToken(s.r.queryRow(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE hash = ?`, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		err = core.ErrNotFound
 	}
@@ -70,11 +72,35 @@ func (s *Store) TokenByHash(ctx context.Context, hash []byte) (core.APIToken, er
 	return t, nil
 }
 
+// TouchToken records that token id was used at at (last use only moves
+// forward). An unknown id is not an error: the token may just have been
+// deleted.
+func (s *Store) TouchToken(ctx context.Context, id string, at time.Time) error {
+	_, err := s.w.exec(ctx, `UPDATE api_tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`,
+		at.UnixMicro(), id, at.UnixMicro())
+	if err != nil {
+		return fmt.Errorf("sqlite: touch token %q: %w", id, err)
+	}
+	return nil
+}
+
+const tokenColumns = `id, person, hash, created_at, revoked_at, scopes, expires_at, last_used_at`
+
 func scanToken(row scanner) (core.APIToken, error) {
 	var t core.APIToken
 	var created int64
-	var revoked sql.NullInt64
-	err := row.Scan(&t.ID, &t.Person, &t.Hash, &created, &revoked)
+	var revoked, expires, used sql.NullInt64
+	var scopes string
+	err := row.Scan(&t.ID, &t.Person, &t.Hash, &created, &revoked, &scopes, &expires, &used)
 	t.CreatedAt, t.RevokedAt = time.UnixMicro(created).UTC(), fromMicros(revoked)
+	t.Scopes, t.ExpiresAt, t.LastUsedAt = splitScopes(scopes), fromMicros(expires), fromMicros(used)
 	return t, err
+}
+
+// splitScopes reads the scopes column: names joined by commas.
+func splitScopes(s string) []string {
+	if s == "" {
+		return []string{}
+	}
+	return strings.Split(s, ",")
 }

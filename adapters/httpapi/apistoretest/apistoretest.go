@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,7 @@ type Store interface {
 	core.Store
 	httpapi.Store
 	httpapi.TokenStore
+	httpapi.Participation
 }
 
 // Run runs the suite against fresh stores made by open (one per subtest);
@@ -33,6 +35,8 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"TokenCreateFindRevoke", testTokenCreateFindRevoke},
 		{"TokenDuplicateHash", testTokenDuplicateHash},
 		{"TokenRevokeUnknown", testTokenRevokeUnknown},
+		{"TokenScopesExpiryLastUse", testTokenScopesExpiryLastUse},
+		{"Participated", testParticipated},
 		{"ConversationRuns", testConversationRuns},
 		{"PendingApprovals", testPendingApprovals},
 		{"IdempotencyKeyClaim", testIdempotencyKeyClaim},
@@ -264,5 +268,91 @@ func testInboundKeepsRunID(t *testing.T, s Store) {
 	}
 	if len(got) != 2 || got[0].RunID != "run-named" || got[1].RunID != "" {
 		t.Errorf("PendingInbound = %+v, want m1 with its run, m2 without", got)
+	}
+}
+
+func testTokenScopesExpiryLastUse(t *testing.T, s Store) {
+	ctx := t.Context()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	secret, a, _ := httpapi.NewToken("alice", now)
+	a.Scopes, a.ExpiresAt = []string{httpapi.ScopeRead, httpapi.ScopeHook}, now.Add(2*time.Second)
+	_, b, _ := httpapi.NewToken("bob", now)
+	b.Scopes, b.ExpiresAt = []string{}, time.Time{}
+	for _, tok := range []core.APIToken{a, b} {
+		if err := s.CreateToken(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.TokenByHash(ctx, httpapi.HashToken(secret))
+	if err != nil || strings.Join(got.Scopes, ",") != "read,hook" || !got.ExpiresAt.Equal(a.ExpiresAt) || !got.LastUsedAt.IsZero() {
+		t.Fatalf("TokenByHash = %+v, %v; want scopes read,hook, expiry %s, never used", got, err, a.ExpiresAt)
+	}
+	if got.Expired(now.Add(time.Second)) || !got.Expired(now.Add(2*time.Second)) {
+		t.Errorf("Expired: want false before %s, true from it", a.ExpiresAt)
+	}
+	used := now.Add(time.Minute)
+	if err := s.TouchToken(ctx, a.ID, used); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.TouchToken(ctx, a.ID, now); err != nil { // an older use does not go back
+		t.Fatal(err)
+	}
+	if err := s.TouchToken(ctx, "tok_nope", now); err != nil {
+		t.Errorf("TouchToken(unknown) = %v, want nil", err)
+	}
+	list, err := s.Tokens(ctx)
+	if err != nil || len(list) != 2 {
+		t.Fatalf("Tokens = %+v, %v", list, err)
+	}
+	for _, tok := range list {
+		switch tok.Person {
+		case "alice":
+			if !tok.LastUsedAt.Equal(used) {
+				t.Errorf("alice's last use = %s, want %s", tok.LastUsedAt, used)
+			}
+		case "bob":
+			if len(tok.Scopes) != 0 || !tok.ExpiresAt.IsZero() || tok.Expired(now.Add(1000*time.Hour)) {
+				t.Errorf("bob's token = %+v, want no scopes, never expiring", tok)
+			}
+		}
+	}
+}
+
+func testParticipated(t *testing.T, s Store) {
+	ctx := t.Context()
+	now := time.Now().UTC()
+	// alice sends a message in c-msg; a run of hers is in c-run; she votes
+	// on an approval in c-vote; she is eligible to decide one in c-elig;
+	// bob alone is in c-bob.
+	for _, in := range []core.Inbound{
+		{ConvKey: "c-msg", MessageID: "m1", User: core.Actor{ID: "slack:U0ALICE"}, Text: "hi", Time: now},
+		{ConvKey: "c-bob", MessageID: "m2", User: core.Actor{ID: "api:bob"}, Text: "hi", Time: now},
+	} {
+		if _, err := s.SaveInbound(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := core.Run{ID: "r1", ConvKey: "c-run", Requester: core.Actor{ID: "api:alice"}, Status: core.RunDone, StartedAt: now}
+	mk := func(id, conv string, eligible ...string) core.Approval {
+		return core.Approval{ID: id, RunID: "r1", ConvKey: conv, CallID: "call-" + id, Toolset: "k8s", Tool: "scale",
+			Arguments: []byte(`{}`), ActionHash: strings.Repeat("ab", 32), Risk: core.RiskWrite, Status: core.ApprovalPending,
+			CreatedAt: now, ExpiresAt: now.Add(time.Hour), Verdict: core.Verdict{Action: core.ActionAsk, Eligible: eligible, Quorum: 1}}
+	}
+	if err := s.Apply(ctx, core.Batch{CreateRun: &run, Approvals: []core.Approval{mk("a1", "c-vote", "carol"), mk("a2", "c-elig", "carol", "alice"), mk("a3", "c-bob", "bob")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddVote(ctx, "a1", core.Vote{Person: "alice", Actor: core.Actor{ID: "telegram:1"}, Approve: true, At: now}); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := s.Participated(ctx, []string{"api:alice", "slack:U0ALICE"}, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(keys)
+	if want := []string{"c-elig", "c-msg", "c-run", "c-vote"}; !slices.Equal(keys, want) {
+		t.Errorf("Participated(alice) = %v, want %v", keys, want)
+	}
+	if keys, err := s.Participated(ctx, []string{"api:dave"}, "dave"); err != nil || len(keys) != 0 {
+		t.Errorf("Participated(dave) = %v, %v; want none", keys, err)
 	}
 }
