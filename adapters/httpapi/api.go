@@ -100,7 +100,7 @@ type Options struct {
 	// Visibility says who sees which conversation (the policy, DESIGN
 	// §17); without it a token sees only what its person took part in.
 	Visibility Visibility
-	Logger    *slog.Logger
+	Logger     *slog.Logger
 	// Decided, when set, is told the outcome of every decision request
 	// that names an approval (nil: Decide accepted it), as chat clicks
 	// are counted: opsgate_approval_clicks_total{platform="api"}.

@@ -67,7 +67,7 @@ func TestIdempotencyKeyRepeatFollowsTheFirstRun(t *testing.T) {
 	const body = `{"text":"roll back checkout"}`
 
 	first := r.open(alice, "POST", idemPath, "", body, "Idempotency-Key", "rollback-42")
-	head := first.readUntil(t, func(ev sseEvent) bool { return ev.Name == string(core.EventToken) })
+	head := first.readUntil(t, func(ev sseEvent) bool { return ev.Name == string(core.EventGenerationStart) })
 	run := runOf(t, first, head)
 
 	// While the first is still running: the same run, not a second one.
@@ -249,7 +249,7 @@ func TestIdempotencyKeyWhileAnotherRunIsActive(t *testing.T) {
 	if err := r.eng.Handle(t.Context(), core.Inbound{ConvKey: "api:deploys", MessageID: "m1", User: carol, Text: "check prod", Time: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	r.rec.Wait(t, 5*time.Second, 1, func(ev core.Event) bool { return ev.Type == core.EventToken })
+	r.rec.Wait(t, 5*time.Second, 1, func(ev core.Event) bool { return ev.Type == core.EventGenerationStart })
 	s := r.open(r.tokens["alice"], "POST", idemPath, "", `{"text":"and staging?"}`, "Idempotency-Key", "staging-1")
 	close(hold)
 	evs := s.readUntil(t, nil)
@@ -357,7 +357,7 @@ func TestIdempotencyKeyRepeatOnAnotherReplica(t *testing.T) {
 	r.stack.LLM.Push(llmfake.Reply{Text: "Failed over the primary database.", Hold: hold, SplitChars: 6})
 	const body = `{"text":"fail over the primary"}`
 	first := r.open(r.tokens["alice"], "POST", idemPath, "", body, "Idempotency-Key", "failover-1")
-	head := first.readUntil(t, func(ev sseEvent) bool { return ev.Name == string(core.EventToken) })
+	head := first.readUntil(t, func(ev sseEvent) bool { return ev.Name == string(core.EventGenerationStart) })
 	run := runOf(t, first, head)
 	again := replica2.open(r.tokens["alice"], "POST", idemPath, "", body, "Idempotency-Key", "failover-1")
 	close(hold)

@@ -32,6 +32,7 @@ type pgReplicas struct {
 	rec     [2]*coretest.Recorder
 	srv     [2]*httptest.Server
 	token   string
+	store   [2]*postgres.Store
 }
 
 func newPGReplicas(t *testing.T, cfg func(*core.Config)) *pgReplicas {
@@ -56,6 +57,7 @@ func newPGReplicas(t *testing.T, cfg func(*core.Config)) *pgReplicas {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { store.Close() })
+		p.store[i] = store
 		p.rec[i] = coretest.NewRecorder()
 		d := stack.Deps(t, p.rec[i])
 		d.Store = store
@@ -83,6 +85,9 @@ func newPGReplicas(t *testing.T, cfg func(*core.Config)) *pgReplicas {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// An admin token: these streams follow carol's conversation
+			// from before it starts, which only admins may (DESIGN §17).
+			tok.Scopes = []string{httpapi.ScopeAdmin}
 			if err := store.CreateToken(t.Context(), tok); err != nil {
 				t.Fatal(err)
 			}
@@ -207,6 +212,10 @@ func outageRun(t *testing.T, p *pgReplicas) (want []core.Event, cut int64, live0
 	}
 	p.llm.Push(llmfake.Reply{Text: strings.Join(w, " "), TokenDelay: 60 * time.Millisecond})
 	path := "/api/v1/conversations/" + key + "/events"
+	// Only a conversation that exists can be followed (DESIGN §16).
+	if _, err := p.store[0].Conversation(t.Context(), key); err != nil {
+		t.Fatal(err)
+	}
 	s0, s1 := p.open(t, 0, path, ""), p.open(t, 1, path, "")
 	if err := p.eng[0].Handle(t.Context(), core.Inbound{ConvKey: key, MessageID: "m1", User: carol, Text: "stream a long answer", Time: time.Now()}); err != nil {
 		t.Fatal(err)
@@ -306,6 +315,9 @@ func TestSSEGapNamesOnlyWhatTheClientLacks(t *testing.T) {
 		return core.Event{Type: typ, ConvKey: key, RunID: "run-1", Seq: seq, Time: at, Text: text}
 	}
 	gap := core.Event{Type: core.EventGap, ConvKey: key, RunID: "run-1", Seq: 9, Time: at, Gap: &core.Gap{From: 5, To: 9}}
+	if _, err := r.stack.Store.Conversation(t.Context(), key); err != nil {
+		t.Fatal(err)
+	}
 	if err := r.stack.Store.AppendEvents(t.Context(), []core.Event{
 		ev(1, core.EventReady, ""), ev(2, core.EventToken, "a"), ev(3, core.EventToken, "b"), gap, ev(12, core.EventToken, "c"),
 	}); err != nil {
