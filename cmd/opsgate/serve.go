@@ -154,7 +154,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		ledger, _ := a.store.(core.FireLedger)
 		r := &schedule.Runner{
 			Schedules: scheds, Ledger: ledger, Replica: replicaName(), Log: e.log.With("component", "schedule"),
-			Alive: a.liveness,
+			Alive:  a.liveness,
 			Target: &scheduleTarget{engine: a.engine, store: a.store, chats: routed, toolsets: scheduleToolsets(cfg), log: e.log},
 		}
 		fires = r
