@@ -91,7 +91,7 @@ func (c *Coordinator) setAlive() {
 	}
 	c.live.mu.Unlock()
 	if !was {
-		c.log.Info("replica liveness held: claiming, taking up and firing again", "replica", c.replica)
+		c.log.Info("replica liveness held", "replica", c.replica)
 	}
 }
 
