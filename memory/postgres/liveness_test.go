@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/enginetest"
@@ -137,23 +139,24 @@ func TestClaimFromADeadHolderOnceItsHoldLapses(t *testing.T) {
 }
 
 // A session of this replica that the server still holds (its path went
-// silent) does not keep the replica from re-taking its lock.
+// silent: it says nothing) does not keep the replica from re-taking its
+// lock.
 func TestLivenessRetakenFromAStaleSession(t *testing.T) {
 	url := pgtest.DB(t)
 	a := open(t, url)
-	// The stale session: the lock a replica-a of before holds.
-	stale, ok, err := a.TryLease(t.Context(), "replica:replica-a")
-	if err != nil || !ok {
-		t.Fatalf("TryLease = %v, %v", ok, err)
+	stale, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
 	}
-	defer stale.Release()
+	defer stale.Close(context.Background())
+	if _, err := stale.Exec(t.Context(), `SELECT pg_advisory_lock(hashtextextended('opsgate:lease:replica:replica-a', 0))`); err != nil {
+		t.Fatal(err)
+	}
 	ca, closeA := a.Coordinator("replica-a", slog.New(slog.DiscardHandler))
 	defer closeA()
-	waitAlive(t, ca, true, 15*time.Second)
-	select {
-	case <-stale.Lost():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the stale session still holds the lock")
+	waitAlive(t, ca, true, 30*time.Second)
+	if err := stale.Ping(t.Context()); err == nil {
+		t.Fatal("the stale session still answers")
 	}
 }
 
