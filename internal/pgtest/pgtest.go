@@ -189,6 +189,19 @@ func (c *Cluster) Stop() error {
 	return nil
 }
 
+// StopImmediate stops the server as a crash would (immediate shutdown:
+// no checkpoint; the next start recovers from the WAL). Committed data
+// survives it only on a cluster from StartDurable.
+func (c *Cluster) StopImmediate() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out, err := c.run("pg_ctl", "-D", c.data(), "-m", "immediate", "-w", "stop")
+	if err != nil {
+		return fmt.Errorf("pg_ctl stop -m immediate: %v: %s", err, out)
+	}
+	return nil
+}
+
 // Restart starts the server again on the same port (a first start picks a
 // free one).
 func (c *Cluster) Restart() error {
