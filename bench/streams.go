@@ -121,8 +121,8 @@ func newAPIFront(ctx context.Context, eng *core.Engine, st any, red *redact.Reda
 	if err != nil {
 		return nil, err
 	}
-	// Followers open conversations before their runs start: only an
-	// all-seeing token may (DESIGN §17).
+	// Followers watch conversations their person takes no part in: only
+	// an all-seeing token may (DESIGN §17).
 	tok.Scopes = append(tok.Scopes, httpapi.ScopeAdmin)
 	if err := tokens.CreateToken(ctx, tok); err != nil {
 		return nil, err
@@ -438,6 +438,11 @@ func streamLatencyRows(ctx context.Context, o StreamsOptions) ([]Row, error) {
 	measure := func(n int) ([]time.Duration, error) {
 		run++
 		conv := fmt.Sprintf("api:figure-11-run-%d", run)
+		// Only a conversation that exists can be followed (DESIGN §16):
+		// the followers join it before its run starts.
+		if _, err := s.store.Store.Conversation(ctx, conv); err != nil {
+			return nil, err
+		}
 		fs, err := front.follow(ctx, conv, n, true)
 		if err != nil {
 			return nil, err
@@ -482,6 +487,9 @@ func streamLatencyRows(ctx context.Context, o StreamsOptions) ([]Row, error) {
 			}
 		}
 	}
+	if _, err := s.store.Store.Conversation(ctx, idleConv); err != nil {
+		return nil, err
+	}
 	idle, err := idleStreams(ctx, front, o.Idle)
 	if err != nil {
 		return nil, err
@@ -525,11 +533,14 @@ func streamLatencyRows(ctx context.Context, o StreamsOptions) ([]Row, error) {
 	}, nil
 }
 
+// idleConv is the conversation the idle streams follow; it must exist.
+const idleConv = "api:figure-11-idle"
+
 // idleStreams opens n streams of one conversation from raw TCP connections
 // (a request written, the response's headers read, no goroutine per
 // client) and reports the Go heap and stacks in use per stream.
 func idleStreams(ctx context.Context, front *apiFront, n int) (Row, error) {
-	const conv = "api:figure-11-idle"
+	const conv = idleConv
 	addr := front.srv.Listener.Addr().String()
 	req := []byte("GET " + eventsPath(conv) + " HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + front.token +
 		"\r\nAccept: text/event-stream\r\n\r\n")

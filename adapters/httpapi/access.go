@@ -26,7 +26,7 @@ var routeAccess = map[string]access{
 	"POST /api/v1/conversations/{key}/messages": {scope: ScopeWrite, conv: pathConv, create: true},
 	"GET /api/v1/conversations/{key}/events":    {scope: ScopeRead, conv: pathConv},
 	"GET /api/v1/approvals":                     {scope: ScopeRead},
-	"POST /api/v1/approvals/{id}/decision":      {scope: ScopeApprove, conv: approvalConv},
+	"POST /api/v1/approvals/{id}/decision":      {scope: ScopeApprove, conv: approvalConv, counted: true},
 	"POST /api/v1/runs/{id}/stop":               {scope: ScopeWrite, conv: runConv},
 	"GET /api/v1/audit":                         {scope: ScopeRead},
 	"GET /api/v1/memory/search":                 {scope: ScopeRead},
@@ -41,10 +41,14 @@ type access struct {
 	// fresh is an API conversation no one holds yet (posting creates it).
 	conv func(a *API, r *http.Request) (key string, found, fresh bool, err error)
 	// create: the route may be about a fresh API conversation (posting
-	// creates it). Otherwise only an admin, who would see it anyway, may
-	// use one (follow it before it starts); anyone else could be reading
-	// the conversation another person is about to start.
+	// creates it). Otherwise only an admin, who would see it anyway, gets
+	// past this check with one; anyone else could be reading the
+	// conversation another person is about to start. (Following one
+	// before it starts is 404 for everyone, from the handler.)
 	create bool
+	// counted: a 404 here is told to Options.Decided, as the handler
+	// tells the decisions it answers.
+	counted bool
 }
 
 // admit authenticates the request; false means it was answered.
@@ -94,6 +98,11 @@ func (a *API) guard(pattern string, h func(http.ResponseWriter, *http.Request, c
 				}
 			}
 			if !visible {
+				if need.counted && a.o.Decided != nil {
+					// A decision on what this person cannot see counts
+					// as the 404 it gets, as a click on an unknown card.
+					a.o.Decided(core.ErrNotFound)
+				}
 				writeError(w, http.StatusNotFound, "not_found", notFoundText(r))
 				return
 			}
