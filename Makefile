@@ -3,7 +3,7 @@ BIN := bin/opsgate
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build run test bench lint tidy clean
+.PHONY: build run test fuzz bench lint tidy clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/opsgate
@@ -15,6 +15,21 @@ run: build
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+
+# Every native Go fuzz target, one after another, each for FUZZTIME (CI: 10s;
+# longer runs: make fuzz FUZZTIME=5m). go test fuzzes one target per run, so
+# the (package, target) pairs are read from the test files themselves: a new
+# func FuzzX(f *testing.F) is fuzzed without being listed anywhere. A crasher
+# is written to the package's testdata/fuzz/FuzzX/ (commit it with the fix).
+FUZZTIME ?= 30s
+fuzz:
+	@set -e; for file in $$(grep -rlE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*\(f \*testing\.F\)' . | sort); do \
+		dir=$$(dirname $$file); \
+		for name in $$(sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(f \*testing\.F\).*/\1/p' $$file); do \
+			echo "fuzz: $$dir $$name for $(FUZZTIME)"; \
+			$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$dir/; \
+		done; \
+	done
 
 # The benchmarks of issue #6: one table on stdout, the same as JSON in bench/results.json.
 # Plain Go benchmarks still work: go test -run '^$' -bench . -benchmem ./bench/ ./memory/...

@@ -222,7 +222,7 @@ func defaultTitle(rel, body string) string {
 		}
 	}
 	base := path.Base(rel)
-	return strings.TrimSuffix(base, path.Ext(base))
+	return strings.TrimSpace(strings.TrimSuffix(base, path.Ext(base))) // as a front matter title is
 }
 
 // renderDocument is d as a Markdown file with front matter, which

@@ -129,10 +129,10 @@ func (a *Adapter) handleClick(ctx context.Context, i *discordgo.Interaction) {
 		return
 	}
 	act, id, ok := render.ParseButtonData(data.CustomID)
-	if !ok || i.Message == nil {
-		return
-	}
 	user := interactionUser(i)
+	if !ok || i.Message == nil || user.ID == "" {
+		return // not our button, or nobody to decide as
+	}
 	_, allowed, err := a.mayTalk(ctx, i, user)
 	switch {
 	case err != nil:

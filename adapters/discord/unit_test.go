@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -317,5 +318,21 @@ func TestTitleRenameDecision(t *testing.T) {
 				t.Errorf("same title again: wants = %v, want %v", got, c.wantAfterwards)
 			}
 		})
+	}
+}
+
+// A click whose payload names nobody (no member, no user) decides
+// nothing: the engine is never asked to decide as "" (found by FuzzClick).
+func TestClickWithoutClickerDecidesNothing(t *testing.T) {
+	a, eng := clickRig(t)
+	var ic discordgo.InteractionCreate
+	payload := `{"id":"1","type":3,"token":"t","guild_id":"` + fuzzGuild + `","channel_id":"` + fuzzChannel +
+		`","data":{"custom_id":"a:0123456789abcdef0123456789abcdef","component_type":2},"message":{"id":"2"}}`
+	if err := json.Unmarshal([]byte(payload), &ic); err != nil {
+		t.Fatal(err)
+	}
+	a.handleClick(context.Background(), ic.Interaction)
+	if len(eng.decisions) != 0 {
+		t.Errorf("decisions %+v from a click by nobody", eng.decisions)
 	}
 }

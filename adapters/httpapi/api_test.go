@@ -345,6 +345,7 @@ func TestAPIBadInput(t *testing.T) {
 		{"malformed JSON", alice, "POST", decision, `{"decision":`, 400, "bad_json"},
 		{"wrong type", alice, "POST", decision, `{"decision":true}`, 400, "bad_json"},
 		{"unknown field", alice, "POST", decision, `{"decision":"approve","approver":"alice"}`, 400, "unknown_field"},
+		{"trailing brace", alice, "POST", decision, `{"decision":"approve"}}`, 400, "bad_json"}, // found by FuzzJSONBody
 		{"unknown decision", alice, "POST", decision, `{"decision":"maybe"}`, 400, "invalid"},
 		{"unknown approval", alice, "POST", "/api/v1/approvals/0123456789abcdef/decision", approve, 404, "not_found"},
 		{"unknown conversation", alice, "GET", "/api/v1/conversations/" + url.PathEscape("api:nope"), "", 404, "not_found"},

@@ -23,8 +23,11 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()
 		err = dec.Decode(v)
-		if err == nil && dec.More() {
-			err = errors.New("more than one JSON value in the body")
+		if err == nil {
+			// More is false before a stray "}" or "]": only the end will do.
+			if _, terr := dec.Token(); terr != io.EOF {
+				err = errors.New("more than one JSON value in the body")
+			}
 		}
 	}
 	var tooBig *http.MaxBytesError

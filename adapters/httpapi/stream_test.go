@@ -302,6 +302,7 @@ func TestSSEBadInput(t *testing.T) {
 		{"2 MB body", bob, "POST", "/api/v1/conversations/api:x/messages", big, 413, "too_large"},
 		{"malformed JSON", bob, "POST", "/api/v1/conversations/api:x/messages", `{"text":`, 400, "bad_json"},
 		{"unknown field", bob, "POST", "/api/v1/conversations/api:x/messages", `{"text":"hi","run_as":"root"}`, 400, "unknown_field"},
+		{"trailing bracket", bob, "POST", "/api/v1/conversations/api:x/messages", `{"text":"hi"}]`, 400, "bad_json"},
 		{"empty text", bob, "POST", "/api/v1/conversations/api:x/messages", `{"text":"  "}`, 400, "invalid"},
 		{"bad API name", bob, "POST", "/api/v1/conversations/" + url.PathEscape("api:no spaces") + "/messages", `{"text":"hi"}`, 400, "invalid_key"},
 		{"unknown conversation", bob, "POST", "/api/v1/conversations/slack:T0:C0:1.2/messages", `{"text":"hi"}`, 404, "not_found"},

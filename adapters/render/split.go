@@ -12,10 +12,9 @@ import (
 func Len(s string) int {
 	n := 0
 	for _, r := range s {
-		n += utf16.RuneLen(r)
-		if r == utf8.RuneError {
-			n++ // RuneLen reports -1 for invalid runes; count them as one unit.
-		}
+		// An invalid byte ranges as U+FFFD, one unit, as prefixFor counts
+		// it: Len and the cuts must agree, or a chunk outgrows its limit.
+		n += max(utf16.RuneLen(r), 1)
 	}
 	return n
 }
@@ -58,7 +57,9 @@ func Split(md string, max int) []string {
 	for s != "" {
 		t := reopen + s
 		if Len(t) <= max {
-			out = append(out, t)
+			if strings.TrimSpace(t) != "" { // as for every other chunk
+				out = append(out, t)
+			}
 			break
 		}
 		fences := scanFences(t)
@@ -66,7 +67,7 @@ func Split(md string, max int) []string {
 		var chunk string
 		if f != nil {
 			chunk = strings.TrimRight(t[:cut], "\n") + "\n" + f.marker
-			reopen = f.opener + "\n"
+			reopen = reopener(f, max) + "\n"
 			s = t[cut:]
 		} else {
 			chunk = strings.TrimRight(t[:cut], " \t\n")
@@ -81,6 +82,17 @@ func Split(md string, max int) []string {
 		}
 	}
 	return out
+}
+
+// reopener is the line that reopens f in the next chunk: its opening
+// line, shortened so that it, one character and the closing marker fit
+// in max (a long info string on a small limit would not).
+func reopener(f *fence, max int) string {
+	room := max - len(f.marker) - 4 // the newlines and a two-unit character
+	if room < len(f.marker) {
+		room = len(f.marker)
+	}
+	return f.opener[:prefixFor(f.opener, room)]
 }
 
 // fence is a fenced code block in a text: start is the offset of its
@@ -200,6 +212,16 @@ func chooseCut(t string, max, min int, fs []fence) (int, *fence) {
 	if i := strings.LastIndexByte(t[:inner], '\n'); i >= 0 && i+1 > lo {
 		return i + 1, f
 	}
+	// Mid-line: not where the line's first part would close the fence
+	// early ("```" of a line "```x" in the code).
+	for p := inner; p > lo; {
+		if l := t[strings.LastIndexByte(t[:p], '\n')+1 : p]; !fenceClose(l, f.marker) {
+			inner = p
+			break
+		}
+		_, size := utf8.DecodeLastRuneInString(t[:p])
+		p -= size
+	}
 	if inner <= min {
 		inner = min + prefixFor(t[min:], 1) // a pathological opener: take one rune
 	}
@@ -220,7 +242,7 @@ func bestCut(t string, min, hi int, fs []fence) int {
 				break
 			}
 			p := min + i + len(sep)
-			if p > min && fenceAt(fs, p) == nil && !insideFenceLine(fs, p) {
+			if p > min && fenceAt(fs, p) == nil && !insideFenceLine(fs, p) && !opensFence(t, p) {
 				if p >= half {
 					return p
 				}
@@ -235,7 +257,32 @@ func bestCut(t string, min, hi int, fs []fence) int {
 	if best > min {
 		return best
 	}
+	// Mid-word: not where a part of the cut line would open a fence.
+	for p := hi; p > min; {
+		if !opensFence(t, p) {
+			return p
+		}
+		_, size := utf8.DecodeLastRuneInString(t[:p])
+		p -= size
+	}
 	return hi
+}
+
+// opensFence reports whether a cut at p would make a code fence of a line
+// that is none: the part of the line before the cut ("```go`x`" cut after
+// "```go"), or the part after it ("use ```yaml" cut before "```yaml").
+func opensFence(t string, p int) bool {
+	start := strings.LastIndexByte(t[:p], '\n') + 1
+	end := strings.IndexByte(t[p:], '\n')
+	if end < 0 {
+		end = len(t) - p
+	}
+	if _, _, ok := fenceOpen(t[start : p+end]); ok {
+		return false // the line is a fence already
+	}
+	_, _, head := fenceOpen(strings.TrimRight(t[start:p], " \t"))
+	_, _, tail := fenceOpen(t[p : p+end])
+	return head || tail
 }
 
 // insideFenceLine reports whether p is on a fence's opening line, where a

@@ -99,3 +99,79 @@ func dedupeCut(ls []string) []string {
 	}
 	return out
 }
+
+// Invalid UTF-8 (a model's bytes cut mid-rune, a tool's binary output) is
+// one unit per byte for Len as for Split's cuts, and so is U+FFFD: a
+// chunk Split made always fits by Len (found by FuzzSplit).
+func TestSplitInvalidUTF8Fits(t *testing.T) {
+	if n := render.Len("\xff\x80\uFFFD"); n != 3 {
+		t.Errorf("Len = %d, want 3", n)
+	}
+	in := strings.Repeat("\x80", 10) + "\xf00\x98" + strings.Repeat("\x80", 7) + "\xf0" + strings.Repeat("\uFFFD", 40)
+	for _, c := range render.Split(in, 40) {
+		if render.Len(c) > 40 {
+			t.Errorf("chunk %q has %d units, over 40", c, render.Len(c))
+		}
+	}
+}
+
+// A fence reopened in the next chunk keeps its opening line only as far
+// as the line, a character and the closing marker fit the limit (found by
+// FuzzSplit: a 35-character opener overflowed a 40-unit chunk).
+func TestSplitLongFenceOpenerFits(t *testing.T) {
+	in := " ~~~" + strings.Repeat("0", 37)
+	for _, max := range []int{32, 36, 40, 41} {
+		for _, c := range render.Split(in, max) {
+			if render.Len(c) > max {
+				t.Errorf("max %d: chunk %q has %d units", max, c, render.Len(c))
+			}
+		}
+	}
+}
+
+// A line that starts like a fence but is not one ("```00 0…`0", whose
+// info string has a backtick) is not cut where its first part would open
+// a code block that swallows the rest of the chunk (found by FuzzSplit).
+func TestSplitDoesNotMakeAFence(t *testing.T) {
+	in := "0000000000000\xb1\xc7000\n\n00000\n00000\n\n```00 00000000000000000`0000"
+	for _, c := range render.Split(in, 24) {
+		last := c[strings.LastIndexByte(c, '\n')+1:]
+		if strings.HasPrefix(last, "```") && !strings.Contains(last[3:], "`") {
+			t.Errorf("chunk %q ends in a fence the text did not open", c)
+		}
+	}
+}
+
+// Nor is prose cut right before a fence marker in it ("use ```yaml"),
+// which would open a block at the start of the next chunk.
+func TestSplitDoesNotOpenAFenceInProse(t *testing.T) {
+	in := "000000 ```00000000000000000000000"
+	for _, c := range render.Split(in, 32) {
+		if strings.HasPrefix(c, "```") {
+			t.Errorf("chunk %q starts a code block the text did not", c)
+		}
+	}
+}
+
+// White space that Split does not trim (a vertical tab) is no chunk, as a
+// blank chunk anywhere else is none: platforms refuse empty messages
+// (found by FuzzSplit).
+func TestSplitBlankIsNoChunk(t *testing.T) {
+	for _, in := range []string{"\v", " \v\f ", "\n\u00a0\n"} {
+		if got := render.Split(in, 40); len(got) != 0 {
+			t.Errorf("Split(%q) = %q, want no chunk", in, got)
+		}
+	}
+}
+
+// A long fence is not cut inside a line of its code where the line's
+// first part would close the block early (found by FuzzSplit).
+func TestSplitDoesNotCloseAFenceEarly(t *testing.T) {
+	in := "0000\n```0000000000000000\n```0000000000" // the fence is open to the end
+	chunks := render.Split(in, 32)
+	for _, c := range chunks[:len(chunks)-1] {
+		if strings.Count(c, "```")%2 != 0 {
+			t.Errorf("chunk %q leaves a code block open", c)
+		}
+	}
+}

@@ -671,3 +671,16 @@ func TestValidationErrorsNameFileAndLine(t *testing.T) {
 		})
 	}
 }
+
+// An empty key is an unknown key: it used to match the fields that have
+// no key (File), so `"": x` set the file name (found by FuzzConfigFile).
+func TestEmptyKeyIsUnknown(t *testing.T) {
+	dir := inEmptyDir(t)
+	for _, body := range []string{"\"\": /etc/other.yaml\n", "&0: 0\n", "llm:\n  \"\": 1\n"} {
+		p := writeFile(t, dir, "opsgate.yaml", body)
+		c, err := Load(p, env())
+		if err == nil || !strings.Contains(err.Error(), "unknown key") {
+			t.Errorf("%q: Load = %+v, %v; want an unknown key error", body, c, err)
+		}
+	}
+}

@@ -234,8 +234,12 @@ func parseBool(s string) (b, ok bool) {
 	return false, false
 }
 
-// fieldByKey returns the struct field whose yaml tag is key.
+// fieldByKey returns the struct field whose yaml tag is key. The empty
+// key is none: fields that are not in the file have the tag name "".
 func fieldByKey(v reflect.Value, key string) (reflect.Value, bool) {
+	if key == "" {
+		return reflect.Value{}, false
+	}
 	t := v.Type()
 	for i := range t.NumField() {
 		if tagName(t.Field(i)) == key {

@@ -225,3 +225,55 @@ func TestBadPatternIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// A bare word where a Secret's JSON data map wants a value is not JSON:
+// the JSON mode hands it back whole, so the detectors still see it (a
+// configured secret, an Authorization line). Found by FuzzStreamEqualsWhole.
+func TestJSONDataBareWordIsScannedAgain(t *testing.T) {
+	r := mustNew(t, Options{Secrets: []string{"hunter2hunter2"}})
+	for _, text := range []string{
+		`0\"data\":{\"00":` + "\nhunter2hunter2\n} " + `\"kind\":\"Secret"0`,
+		`\"data\":{\"00\":` + "\nAuthorization: Bearer abcdefghijklmnop0123\n} " + `\"kind\":\"Secret\"`,
+		`{"data": {"a": ` + "\nAuthorization: Bearer abcdefghijklmnop0123\n" + `}, "kind": "Secret"}`,
+		`{"data": {"a": 12, "b": true, "c": "YQ=="}, "kind": "Secret"}`,
+	} {
+		got := r.String(text)
+		if s := leak(got, []string{"hunter2hunter2", "abcdefghijklmnop0123", "YQ=="}); s != "" {
+			t.Errorf("%q leaks %q:\n%q", text, s, got)
+		}
+		for n := 1; n <= 7; n++ {
+			s := r.Stream()
+			var b strings.Builder
+			for _, frag := range splitEvery(text, n) {
+				b.WriteString(s.Write(frag))
+			}
+			if b.WriteString(s.Flush()); b.String() != got {
+				t.Errorf("%q in pieces of %d: %q, whole: %q", text, n, b.String(), got)
+			}
+		}
+	}
+}
+
+// A key block whose END line never came ends at the first byte a key
+// cannot hold; when that is in the middle of a line, whose start was
+// already dropped with the key, the rest of the line is dropped too: its
+// key name is gone, so its secret could not be told (found by
+// FuzzStreamEqualsWhole). The next line is text again.
+func TestTruncatedKeyDropsTheLineItEndsIn(t *testing.T) {
+	r := mustNew(t, Options{})
+	text := "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIB\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\nnext line"
+	got := r.String(text)
+	if s := leak(got, []string{"MIIEpAIB", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}); s != "" || !strings.HasSuffix(got, "\nnext line") {
+		t.Errorf("String = %q", got)
+	}
+	for n := 1; n <= 7; n++ {
+		s := r.Stream()
+		var b strings.Builder
+		for _, frag := range splitEvery(text, n) {
+			b.WriteString(s.Write(frag))
+		}
+		if b.WriteString(s.Flush()); b.String() != got {
+			t.Errorf("in pieces of %d: %q, whole: %q", n, b.String(), got)
+		}
+	}
+}

@@ -133,6 +133,18 @@ func (sc *scanner) stepJSON(buf string, final bool, out *strings.Builder) (int, 
 			return 0, false
 		}
 	}
+	// A bare value is held until the byte after it: a word that turns out
+	// not to be JSON ("Authorization: …" on a line of its own) is handed
+	// back whole, so the detectors see it from its start (written as it
+	// came, its key would be lost to them). One that ends as a value is a
+	// value of the Secret's data, redacted like a string.
+	scalar := -1
+	flush := func() {
+		if scalar >= 0 {
+			out.WriteString(secretDataMarker)
+			scalar = -1
+		}
+	}
 	for i := 0; i < lim; i++ {
 		c := buf[i]
 		if m.lex.inStr {
@@ -163,8 +175,18 @@ func (sc *scanner) stepJSON(buf string, final bool, out *strings.Builder) (int, 
 		ev := m.lex.feed(c)
 		if !m.accept(c, bs, ev) {
 			sc.mode = mode{}
+			if scalar >= 0 {
+				return scalar, true
+			}
 			return i - bs, true
 		}
+		if bs == 0 && m.want == wantScalar && isScalarByte(c) {
+			if scalar < 0 {
+				scalar = i
+			}
+			continue
+		}
+		flush()
 		out.WriteString(strings.Repeat(`\`, bs))
 		out.WriteByte(c)
 		switch {
@@ -175,11 +197,18 @@ func (sc *scanner) stepJSON(buf string, final bool, out *strings.Builder) (int, 
 			return i + 1, true
 		}
 	}
+	if scalar >= 0 && !final && lim-scalar < maxHold {
+		return scalar, true // decided by the byte after it
+	}
+	flush()
 	if final && !m.lex.inStr {
 		out.WriteString(strings.Repeat(`\`, m.lex.bs))
 	}
 	return lim, true
 }
+
+// isScalarByte reports whether c may be part of a bare JSON value.
+func isScalarByte(c byte) bool { return isAlnum[c] || c == '.' || c == '+' || c == '-' }
 
 // accept moves m.want past byte c (after bs backslashes; ev is what the
 // lexer made of it), or reports that c cannot come here.

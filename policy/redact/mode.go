@@ -11,6 +11,7 @@ type mode struct {
 	want   jsonWant // modeJSON: what may come next
 	key    bool     // modeJSON: the current string is a key
 	tail   []byte   // modePEM: the last bytes, to see the END line
+	drain  bool     // modePEM: ended mid-line; dropping the rest of the line
 }
 
 type modeKind uint8

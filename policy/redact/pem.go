@@ -40,13 +40,28 @@ var (
 	pemBody = setOf("A-Z", "a-z", "0-9", "+/=-:,\\\"'", " \t\r\n")
 )
 
-// stepPEM drops the body of a private key up to and including its END line.
-// It never holds anything back: each byte is decided alone.
+// stepPEM drops the body of a private key up to and including its END line,
+// or, when its END line never came, up to the first byte a key cannot hold
+// (to the end of that line, when that byte is in the middle of one). It
+// never holds anything back: each byte is decided alone.
 func (sc *scanner) stepPEM(buf string) (int, bool) {
 	m := &sc.mode
 	for i := 0; i < len(buf); i++ {
 		c := buf[i]
+		if m.drain {
+			if c == '\n' {
+				sc.mode = mode{}
+				return i, true
+			}
+			continue
+		}
 		if !pemBody[c] {
+			if n := len(m.tail); n > 0 && m.tail[n-1] != '\n' {
+				// Mid-line: the line's start went with the key, so the
+				// rest (a key name lost, its value left) goes too.
+				m.drain = true
+				continue
+			}
 			sc.mode = mode{}
 			return i, true
 		}
