@@ -122,7 +122,7 @@ func newAPIFront(ctx context.Context, eng *core.Engine, st any, red *redact.Reda
 		return nil, err
 	}
 	// Followers open conversations before their runs start: only an
-	// all-seeing token may (DESIGN §17).
+	// all-seeing token may (docs/design.md §17).
 	tok.Scopes = append(tok.Scopes, httpapi.ScopeAdmin)
 	if err := tokens.CreateToken(ctx, tok); err != nil {
 		return nil, err
