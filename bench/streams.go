@@ -122,7 +122,7 @@ func newAPIFront(ctx context.Context, eng *core.Engine, st any, red *redact.Reda
 		return nil, err
 	}
 	// Followers watch conversations their person takes no part in: only
-	// an all-seeing token may (DESIGN §17).
+	// an all-seeing token may (docs/design.md §17).
 	tok.Scopes = append(tok.Scopes, httpapi.ScopeAdmin)
 	if err := tokens.CreateToken(ctx, tok); err != nil {
 		return nil, err
@@ -438,7 +438,7 @@ func streamLatencyRows(ctx context.Context, o StreamsOptions) ([]Row, error) {
 	measure := func(n int) ([]time.Duration, error) {
 		run++
 		conv := fmt.Sprintf("api:figure-11-run-%d", run)
-		// Only a conversation that exists can be followed (DESIGN §16):
+		// Only a conversation that exists can be followed (docs/design.md §16):
 		// the followers join it before its run starts.
 		if _, err := s.store.Store.Conversation(ctx, conv); err != nil {
 			return nil, err

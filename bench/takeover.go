@@ -13,7 +13,7 @@ import (
 	"github.com/opsgate/opsgate/internal/pgtest"
 )
 
-// takeoverMax is the DESIGN §12 bound on a poller takeover.
+// takeoverMax is the docs/design.md §12 bound on a poller takeover.
 const takeoverMax = 15 * time.Second
 
 // Takeover is figure 9: two `opsgate serve` replicas of the real binary on

@@ -2,7 +2,7 @@ package core
 
 import "time"
 
-// APIToken is a bearer token of the HTTP API (DESIGN §15) as the stores
+// APIToken is a bearer token of the HTTP API (docs/design.md §15) as the stores
 // keep it: the secret itself is never stored, only its SHA-256, so a copy
 // of the database grants nothing. A token acts as the identity
 // "api:"+Person, so policy applies to it as to that person's chat clicks.
@@ -14,7 +14,7 @@ type APIToken struct {
 	CreatedAt time.Time `json:"created_at"`
 	// RevokedAt is zero while the token is valid.
 	RevokedAt time.Time `json:"revoked_at,omitzero"`
-	// Scopes are what the token may do (DESIGN §17): read, write,
+	// Scopes are what the token may do (docs/design.md §17): read, write,
 	// approve, hook, admin. A token made before scopes existed has the
 	// default ones.
 	Scopes []string `json:"scopes"`

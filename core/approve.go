@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// Decide applies a person's decision to an approval request (DESIGN §11):
+// Decide applies a person's decision to an approval request (docs/design.md §11):
 // the vote is recorded once per person; the request is denied at the first
 // denial of an eligible person and approved when the verdict's quorum of
 // approvals is in. It returns the approval as it now stands (still pending,

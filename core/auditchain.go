@@ -7,7 +7,7 @@ import (
 	"fmt"
 )
 
-// ChainHash is the hash of e in the audit hash chain (DESIGN §11): the hex
+// ChainHash is the hash of e in the audit hash chain (docs/design.md §11): the hex
 // SHA-256 of e's content and prev, the hash of the entry before it. Every
 // store computes it with this one function when it appends, so a chain
 // written by one store verifies with any.

@@ -28,7 +28,7 @@ type SubscribeOptions struct {
 // Every subscriber has a queue and a goroutine of its own per conversation:
 // it receives that conversation's events in order, with the Seq every other
 // subscriber sees for the same event, and a subscriber that is slow, fails
-// or panics never delays the others or the run (DESIGN §5). Its errors and
+// or panics never delays the others or the run (docs/design.md §5). Its errors and
 // panics are logged and counted ([Engine.SendErrors]). One Send is bounded
 // by a timeout; its ctx says when.
 //

@@ -18,7 +18,7 @@ import (
 )
 
 // The subscription tests: several senders hear one conversation, each at
-// its own pace (DESIGN §5).
+// its own pace (docs/design.md §5).
 
 // stamps are the (type, seq, run) of events, what every subscriber of a
 // conversation must see alike.

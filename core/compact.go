@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Context management (DESIGN §14, seed "Per-Message Pipeline"): what the
+// Context management (docs/design.md §14, seed "Per-Message Pipeline"): what the
 // model is sent stays about the same size however long a conversation
 // grows. Three measures, each visible in the token.usage figures:
 //   - tool results older than staleTurns user turns are sent as a one-line

@@ -9,7 +9,7 @@ import (
 // QueueMode says what happens to a message that arrives while a run is active.
 type QueueMode string
 
-// Queue modes (DESIGN §2).
+// Queue modes (docs/design.md §2).
 const (
 	// QueueSteer injects the message before the next model call and skips the
 	// unstarted tool calls of the current batch.
@@ -52,7 +52,7 @@ type Config struct {
 	// Retry is the model retry policy.
 	Retry RetryPolicy
 	// Policy decides which calls need approval or are denied, and who may
-	// decide (DESIGN §11). Nil is DefaultPolicy{}: the requester decides.
+	// decide (docs/design.md §11). Nil is DefaultPolicy{}: the requester decides.
 	// It cannot make a tool skip approval: the engine treats a read verdict
 	// for a call whose risk needs approval as an ask.
 	Policy Policy
@@ -65,7 +65,7 @@ type Config struct {
 	// secrets a tool printed never reach the model provider.
 	RedactToolResult func(string) string
 	// RedactInput, when set, rewrites a person's message before anything
-	// is stored (DESIGN §17): the inbound row, the transcript, the
+	// is stored (docs/design.md §17): the inbound row, the transcript, the
 	// commands and the model all see the redacted text, so a secret typed
 	// in chat is kept nowhere.
 	RedactInput func(string) string
@@ -76,7 +76,7 @@ type Config struct {
 	EventRetention time.Duration
 	// EventBuffer is the most events kept in memory while the store cannot
 	// take them (default 10,000); past it the oldest are dropped and a
-	// replaying stream is told so (DESIGN §16, `event: gap`).
+	// replaying stream is told so (docs/design.md §16, `event: gap`).
 	EventBuffer int
 	// ForgetIdleAfter: a conversation with nothing running, queued or
 	// waiting to be delivered for this long is dropped from memory
@@ -181,7 +181,7 @@ type Deps struct {
 	// for ev and returns dst: usually ev, changed; nothing shown for a
 	// fragment it holds back, or first what it held back (the redactor's
 	// held tail of a streamed answer, as a last token before
-	// generation.complete: DESIGN §16, streams are whole). A token or
+	// generation.complete: docs/design.md §16, streams are whole). A token or
 	// thinking event with empty text is then dropped. It is called once
 	// per event, in each conversation's Seq order, on the goroutine
 	// emitting it; it must be fast and must not call the engine. The

@@ -6,7 +6,7 @@ import (
 )
 
 // Coordinator lets engines in several processes (replicas) share
-// conversations through one store (DESIGN §12): one active run per
+// conversations through one store (docs/design.md §12): one active run per
 // conversation across all of them. The engine that runs a conversation
 // holds it; a message, a stop or a decision that reaches another engine is
 // stored there and signalled to the holder. Without a Coordinator (one

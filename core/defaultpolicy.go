@@ -2,7 +2,7 @@ package core
 
 import "strings"
 
-// DefaultPolicy is the Policy without a policy file (DESIGN §3): a read
+// DefaultPolicy is the Policy without a policy file (docs/design.md §3): a read
 // runs; anything else needs one approval, from the requester or one of the
 // approvers configured for the conversation's platform, and nobody else. A
 // schedule's run has no person to approve it: its requests go to the

@@ -9,7 +9,7 @@ import (
 // EventType names an event of a run. The names are part of the public contract.
 type EventType string
 
-// The event vocabulary (DESIGN §5).
+// The event vocabulary (docs/design.md §5).
 const (
 	EventReady                   EventType = "ready"
 	EventGenerationStart         EventType = "generation.start"
@@ -40,7 +40,7 @@ const (
 	EventWorkflowError           EventType = "workflow.error"
 	EventConversationTitle       EventType = "conversation.title.generated"
 	// EventGap is never emitted: the event log keeps it in place of events
-	// it had to drop while the store was down (DESIGN §16), so that a
+	// it had to drop while the store was down (docs/design.md §16), so that a
 	// stream replaying from the store says what it cannot have (`event:
 	// gap`) instead of skipping it silently. Its Seq is Gap.To.
 	EventGap EventType = "gap"
@@ -48,7 +48,7 @@ const (
 
 // Event is one step of a run, delivered in order to an EventSender.
 // Which optional fields are set depends on Type (see the constants' users in
-// engine code and DESIGN §5).
+// engine code and docs/design.md §5).
 type Event struct {
 	Type    EventType `json:"type"`
 	ConvKey string    `json:"conv_key"`

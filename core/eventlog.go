@@ -13,7 +13,7 @@ import (
 // is what lets a stream that reconnects get exactly what it missed
 // ([Engine.Events]).
 //
-// While the store cannot take them (DESIGN §16: streams are whole), the
+// While the store cannot take them (docs/design.md §16: streams are whole), the
 // events wait here, in order, and the batch that failed is tried again
 // until the store is back; at most [Config.EventBuffer] wait. Past that
 // bound the oldest are dropped (they were delivered live; only a stream

@@ -14,7 +14,7 @@ import (
 
 // Events are kept as people are shown them (after Deps.Display), numbered
 // across the conversation's runs, so that a stream that reconnects reads
-// exactly what it missed (DESIGN §15).
+// exactly what it missed (docs/design.md §15).
 func TestEventsAreKeptAsShownForStreamsThatReconnect(t *testing.T) {
 	shout := func(dst []core.Event, ev core.Event) []core.Event {
 		if ev.Type == core.EventToken {

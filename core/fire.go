@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// FireLedger records the fires of schedules (DESIGN §13) so that each fire
+// FireLedger records the fires of schedules (docs/design.md §13) so that each fire
 // runs exactly once across every process sharing the store. Both stores
 // implement it; it is not part of Store because the engine never needs it.
 type FireLedger interface {
@@ -13,7 +13,7 @@ type FireLedger interface {
 	// won is false when the fire was claimed already, by anyone. A won
 	// fire is recorded as skipped (skipped=true, Outcome FireSkipped) when
 	// the latest earlier fire of the schedule is still running, was
-	// claimed after busySince and its process is alive (DESIGN §16: it
+	// claimed after busySince and its process is alive (docs/design.md §16: it
 	// holds the lease "replica:<By>", or with replicas has not let its
 	// holds lapse): the caller must not run it, only say so. A fire of a
 	// process that is gone blocks nothing.
@@ -49,7 +49,7 @@ const (
 
 // Leaser hands out named leases, each held by at most one process at a
 // time: the Telegram poller and the Discord gateway run only where their
-// lease is held (DESIGN §12). A lease ends when its holder releases it or
+// lease is held (docs/design.md §12). A lease ends when its holder releases it or
 // dies (even by kill -9); the stores tie it to something the operating
 // system or the database server frees with the process. Both stores
 // implement it.

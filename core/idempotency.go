@@ -3,7 +3,7 @@ package core
 import "time"
 
 // IdempotencyKey is an Idempotency-Key of the HTTP API's POST …/messages
-// (DESIGN §16) as the stores keep it: a repeat of the request within the
+// (docs/design.md §16) as the stores keep it: a repeat of the request within the
 // key's lifetime starts nothing and is answered with RunID, the run the
 // first request named (Inbound.RunID).
 type IdempotencyKey struct {

@@ -16,7 +16,7 @@ const AuditOutcomeUnknown = "outcome_unknown"
 const RetryNote = "🔁 The opsgate instance that was answering stopped; I am picking this up again."
 
 // recoverInterrupted takes up the runs that are still marked running but
-// that nobody runs: their process died (DESIGN §12). For each, it claims
+// that nobody runs: their process died (docs/design.md §12). For each, it claims
 // the conversation (with replicas, only one engine gets it) and queues a
 // run that continues the conversation as it stands.
 func (e *Engine) recoverInterrupted(ctx context.Context) int {
@@ -51,7 +51,7 @@ func (e *Engine) recoverInterrupted(ctx context.Context) int {
 		if cur, err := e.store.Run(ctx, r.ID); taken || err != nil || cur.Status != RunRunning {
 			continue
 		}
-		// A message is retried once (DESIGN §16): a run that was itself
+		// A message is retried once (docs/design.md §16): a run that was itself
 		// the retry ends with an error, said in the conversation, and is
 		// not run a third time.
 		if e.wasRetry(ctx, r) {

@@ -5,7 +5,7 @@ import (
 )
 
 // Retriever finds the long-term memory (runbooks, lessons, conventions)
-// relevant to a user turn: memory_prepare asks it once per turn (DESIGN
+// relevant to a user turn: memory_prepare asks it once per turn (docs/design.md
 // §14). Package memory implements it; NoMemory is the empty default.
 type Retriever interface {
 	// Retrieve returns what to inject for q, already cut to q.TokenBudget

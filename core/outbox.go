@@ -121,7 +121,7 @@ func (o *outbox) reserve(n int64) (int64, error) {
 //
 // What the display filter returns is numbered, not ev: it may show nothing
 // for a fragment it holds back, or release what it held first. A token or
-// thinking event without text is never shown (DESIGN §16: streams are
+// thinking event without text is never shown (docs/design.md §16: streams are
 // whole), and takes no number.
 func (o *outbox) emit(runID string, ev Event) {
 	o.mu.Lock()

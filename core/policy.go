@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Policy is the one decision point for approvals (DESIGN §11): whether a
+// Policy is the one decision point for approvals (docs/design.md §11): whether a
 // tool call runs, needs approval or is refused, and who may decide it. The
 // gate asks Classify for every call; every "may this person decide" check of
 // the engine and the adapters asks MayDecide, whose Reason is also the text

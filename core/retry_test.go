@@ -7,7 +7,7 @@ import (
 	"github.com/opsgate/opsgate/core"
 )
 
-// Issue 20 (DESIGN §16): a message is retried at most once. A run that was
+// Issue 20 (docs/design.md §16): a message is retried at most once. A run that was
 // itself the retry of an interrupted run (its events carry the retry
 // note) and is found interrupted again ends with an error that the
 // conversation is told; the model is not called again.

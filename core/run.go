@@ -29,7 +29,7 @@ type runState struct {
 	finalText string
 }
 
-// node is a step of the run graph (DESIGN §2).
+// node is a step of the run graph (docs/design.md §2).
 type node int
 
 const (
@@ -177,7 +177,7 @@ func (e *Engine) entry(ctx context.Context, rs *runState) node {
 	return nodeMemory
 }
 
-// memoryPrepare retrieves this turn's long-term memory (DESIGN §14): it
+// memoryPrepare retrieves this turn's long-term memory (docs/design.md §14): it
 // is injected as an extra system message into every model call of the
 // turn and into none after it; it is never stored. A failure is logged
 // and the run goes on without memory: nothing is said to the user.

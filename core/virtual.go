@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// VirtualTool is a tool the engine runs in-process (DESIGN §4, §14):
+// VirtualTool is a tool the engine runs in-process (docs/design.md §4, §14):
 // load_toolset and the memory tools. It needs no MCP round trip and never
 // an approval card; whatever it must not do alone it proposes (Propose) for
 // people to decide. Registered through Deps.Virtual; the engine's own

@@ -1,6 +1,6 @@
 package core
 
-// Window returns the messages to send to the model (DESIGN §4): every system
+// Window returns the messages to send to the model (docs/design.md §4): every system
 // message, the first user message (the intent anchor), and the newest keep
 // messages — extended backwards so a kept tool result keeps the assistant
 // message that asked for it. Then tool results whose call is not in the

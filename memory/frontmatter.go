@@ -16,7 +16,7 @@ import (
 )
 
 // frontMatterKeys are the keys a document's YAML front matter may have
-// (DESIGN §14); any other key is an error, so a typo ("tittle") is not
+// (docs/design.md §14); any other key is an error, so a typo ("tittle") is not
 // silently ignored.
 var frontMatterKeys = []string{"title", "type", "tags", "entities", "scope", "trust", "status"}
 
@@ -107,7 +107,7 @@ func trimBlankLines(s string) string {
 
 // parseDocument reads a Markdown file at rel (a slash path relative to the
 // import directory) into the document Import saves: front matter, the
-// defaults of DESIGN §14 (an admin_approved workspace runbook titled by its
+// defaults of docs/design.md §14 (an admin_approved workspace runbook titled by its
 // first "# " heading or its file name), and the body as content.
 func parseDocument(rel string, file []byte) (docs.Document, error) {
 	raw, body, err := splitFrontMatter(file)

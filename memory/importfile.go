@@ -27,7 +27,7 @@ type ImportReport struct {
 	// characters, bad front matter, unreadable. A skip is not a finding.
 	Skipped []SkippedFile
 	// Refused are files the safety scanner refused: a secret, an
-	// injection, a raw log dump (DESIGN §14, §17).
+	// injection, a raw log dump (docs/design.md §14, §17).
 	Refused []SkippedFile
 }
 
@@ -66,7 +66,7 @@ func (r ImportReport) String() string {
 
 // Import stores every *.md file under dir, recursively (hidden
 // directories such as .git excepted), as the document at the file's path
-// relative to dir (DESIGN §14, `opsgate memory import`). See ImportFS.
+// relative to dir (docs/design.md §14, `opsgate memory import`). See ImportFS.
 func (m *Memory) Import(ctx context.Context, dir, by string) (ImportReport, error) {
 	if fi, err := os.Stat(dir); err != nil {
 		return ImportReport{}, fmt.Errorf("memory: import: %w", err)
@@ -86,7 +86,7 @@ func (m *Memory) Import(ctx context.Context, dir, by string) (ImportReport, erro
 // idempotent: a file whose document already holds the same version is
 // left unchanged.
 //
-// Memory input is data, checked before it is read (DESIGN §17): a symlink
+// Memory input is data, checked before it is read (docs/design.md §17): a symlink
 // (never followed), a name with control characters, a file over
 // Options.MaxDocBytes (from its size alone: it is never opened) and binary
 // content (a NUL byte or invalid UTF-8) are skipped, each with its reason;

@@ -7,7 +7,7 @@ import (
 	"github.com/opsgate/opsgate/memory/docs"
 )
 
-// Memory is long-term memory over a docs.Store (DESIGN §14): retrieval for
+// Memory is long-term memory over a docs.Store (docs/design.md §14): retrieval for
 // memory_prepare (core.Retriever), the memory tools (core.VirtualTool), the
 // chat commands (core.Commands), import and export. It is safe for
 // concurrent use.

@@ -1,6 +1,6 @@
 // Package memory is where opsgate keeps what it must not forget. Open is
 // the one place that chooses the store for a store.url: memory/sqlite for
-// one process, memory/postgres for several replicas (DESIGN §12).
+// one process, memory/postgres for several replicas (docs/design.md §12).
 package memory
 
 import (

@@ -20,7 +20,7 @@ type Weighting struct {
 	Recency float64 // 30-day half-life on UpdatedAt
 }
 
-// Weights is the one ranking table (DESIGN §14): a candidate's score is
+// Weights is the one ranking table (docs/design.md §14): a candidate's score is
 // the weighted sum of its components, tuned on the labelled queries of
 // testdata/queries.yaml (TestRetrievalQuality).
 //

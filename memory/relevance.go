@@ -12,7 +12,7 @@ import (
 )
 
 // coverage is the absolute relevance that memory.min_score is compared
-// with (DESIGN §17, "Relevance floor"): how much of the question a
+// with (docs/design.md §17, "Relevance floor"): how much of the question a
 // document covers. Each distinct term of the question (by stem) weighs its
 // idf over every document in memory, so a rare term ("502", "pgbouncer")
 // counts for much, a common one ("service", "pods") for little, and a

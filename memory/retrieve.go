@@ -140,7 +140,7 @@ func (m *Memory) Retrieve(ctx context.Context, q core.MemoryQuery) (core.MemoryC
 }
 
 // aboveFloor keeps the candidates whose Coverage reaches memory.min_score
-// (DESIGN §17, "Relevance floor"): an off-topic question gets nothing,
+// (docs/design.md §17, "Relevance floor"): an off-topic question gets nothing,
 // however well its best match ranks against the others.
 func (m *Memory) aboveFloor(cands []Scored) []Scored {
 	if m.opt.MinScore <= 0 {

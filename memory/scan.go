@@ -10,7 +10,7 @@ import (
 	"github.com/opsgate/opsgate/policy/redact"
 )
 
-// Finding is one reason the safety scanner refuses a write (DESIGN §14).
+// Finding is one reason the safety scanner refuses a write (docs/design.md §14).
 // Kind is one of the Finding* constants; Detail says what was found,
 // never the offending text itself when that is a secret.
 type Finding struct {

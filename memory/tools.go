@@ -15,7 +15,7 @@ import (
 	"github.com/opsgate/opsgate/memory/docs"
 )
 
-// The memory tools (DESIGN §14). The read tools are offered in every
+// The memory tools (docs/design.md §14). The read tools are offered in every
 // conversation; the write tools once the model loads the toolset
 // WriteToolset.
 const (

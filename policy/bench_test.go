@@ -10,7 +10,7 @@ import (
 
 // BenchmarkClassify200Rules classifies a call that 199 rules of every
 // shape (globs, regexps, dotted argument paths, risk, who) fail to match
-// before the last one does: the worst case of a long policy. DESIGN §10
+// before the last one does: the worst case of a long policy. docs/design.md §10
 // budget: 50 µs per call.
 func BenchmarkClassify200Rules(b *testing.B) {
 	var src strings.Builder

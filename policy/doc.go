@@ -1,4 +1,4 @@
-// Package policy implements core.Policy from a policy file (DESIGN §11):
+// Package policy implements core.Policy from a policy file (docs/design.md §11):
 // people with their platform identities, roles, defaults, and ordered
 // rules that deny a call or make it ask, with approvers, a quorum,
 // self-approval and further places to notify. It also reads the file's

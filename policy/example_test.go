@@ -9,7 +9,7 @@ import (
 	"github.com/opsgate/opsgate/core"
 )
 
-// TestExamplePolicy loads configs/policy.example.yaml, the DESIGN §11
+// TestExamplePolicy loads configs/policy.example.yaml, the docs/design.md §11
 // example, and checks it says what its comments say.
 func TestExamplePolicy(t *testing.T) {
 	p := mustLoad(t, "../configs/policy.example.yaml", Options{})

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// glob is a compiled pattern of DESIGN §11: "*" matches any run of
+// glob is a compiled pattern of docs/design.md §11: "*" matches any run of
 // characters, "/" included (so "*prod*" matches "/srv/prod/app.yaml",
 // which path.Match would not), "?" one character, "[a-z]" and "[!a-z]"
 // one character of (not of) a class, and "\" quotes the next character.

@@ -33,7 +33,7 @@ type callContext struct {
 }
 
 // spellings are the forms of an argument value a rule's pattern is tried
-// against (DESIGN §17, "Rules cannot be sidestepped by spelling").
+// against (docs/design.md §17, "Rules cannot be sidestepped by spelling").
 func (c *callContext) spellings(s string) []string {
 	if !c.rootsSeen {
 		c.rootsSeen = true

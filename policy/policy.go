@@ -120,7 +120,7 @@ func (p *Policy) InRole(identity, role string) bool {
 }
 
 // Admins implements core.Admins: who may decide proposals such as a
-// memory promotion (DESIGN §14) — the persons of role admin; without a
+// memory promotion (docs/design.md §14) — the persons of role admin; without a
 // policy file, or with no admin role, the platform's approvers as without
 // one.
 func (p *Policy) Admins(convKey string) []string {

@@ -9,7 +9,7 @@ import (
 
 // pathSpellings are the forms of an argument value that a rule's pattern
 // is tried against, so that a rule cannot be sidestepped by spelling a
-// path another way (DESIGN §17): the value as written; cleaned
+// path another way (docs/design.md §17): the value as written; cleaned
 // (path.Clean: "./prod-b.txt" is "prod-b.txt", "a/../prod" is "prod");
 // with a leading "./" when relative; and, for a path inside one of roots
 // (the directories the tool server serves), relative to that root with and

@@ -8,7 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Visibility (DESIGN §17): who may see which conversation. A person sees
+// Visibility (docs/design.md §17): who may see which conversation. A person sees
 // what they took part in (the store knows; the caller says), every
 // conversation when they hold role admin, and what a visibility rule
 // grants them. A terminal conversation ("terminal:<user>:…") is seen only

@@ -22,7 +22,7 @@ visibility:
     conversations: ["api:shared-?"]
 `
 
-// Who sees what by the policy alone (DESIGN §17): rules grant by glob to
+// Who sees what by the policy alone (docs/design.md §17): rules grant by glob to
 // their roles and people; admins see everything; a terminal conversation
 // only its own person (whatever identity they use) and admins, even for a
 // rule matching "*" or a person who took part.

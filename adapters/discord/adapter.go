@@ -278,7 +278,7 @@ func (a *Adapter) Notify(channel string, ap core.Approval) error {
 
 // StartThread posts text in channel, opens a thread on it named title, and
 // returns the thread's conversation: a schedule's fire runs there
-// (DESIGN §13).
+// (docs/design.md §13).
 func (a *Adapter) StartThread(ctx context.Context, channel, text, title string) (string, error) {
 	var ch *discordgo.Channel
 	var msg *discordgo.Message

@@ -10,7 +10,7 @@ import (
 	"github.com/opsgate/opsgate/adapters/render"
 )
 
-// Discord's limits (DESIGN §6).
+// Discord's limits (docs/design.md §6).
 const (
 	maxContent       = 2000 // characters of a message's content
 	maxCustomID      = 100  // bytes of a button's custom_id

@@ -9,7 +9,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// Conversation titles name incident threads (DESIGN §14). The engine emits
+// Conversation titles name incident threads (docs/design.md §14). The engine emits
 // conversation.title.generated twice in a conversation's life: when it
 // starts (its first message, cut to 60 characters) and after three
 // exchanges (a title the model wrote). A thread the bot started is named

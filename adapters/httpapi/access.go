@@ -9,7 +9,7 @@ import (
 	"github.com/opsgate/opsgate/core"
 )
 
-// Access (DESIGN §17) is checked in two places only: admit, for every
+// Access (docs/design.md §17) is checked in two places only: admit, for every
 // request (a valid, unexpired token that can reach /api/v1), and guard,
 // around every route (the conversation the route is about must be
 // visible — 404 otherwise, before any scope check, so that existence

@@ -42,7 +42,7 @@ type Store interface {
 }
 
 // IdempotencyStore remembers the Idempotency-Keys of POST …/messages
-// (DESIGN §16) in the store, so that a repeat reaching another replica is
+// (docs/design.md §16) in the store, so that a repeat reaching another replica is
 // known there too. Both methods are safe for concurrent use, also by
 // several processes on one database.
 type IdempotencyStore interface {
@@ -92,12 +92,12 @@ type Options struct {
 	Store  Store
 	Tokens TokenStore
 	Engine Engine
-	// Redact is the redactor of everything shown to people (DESIGN §11):
+	// Redact is the redactor of everything shown to people (docs/design.md §11):
 	// every string of every response passes it.
 	Redact    func(string) string
 	Memory    MemorySearcher
 	Schedules func() []Schedule
-	// Visibility says who sees which conversation (the policy, DESIGN
+	// Visibility says who sees which conversation (the policy, docs/design.md
 	// §17); without it a token sees only what its person took part in.
 	Visibility Visibility
 	Logger     *slog.Logger
@@ -168,7 +168,7 @@ func New(o Options) *API {
 var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
 // noRoute answers a request no route took: 405 method_not_allowed with
-// Allow when the path is a route's with another method (DESIGN §16), 404
+// Allow when the path is a route's with another method (docs/design.md §16), 404
 // otherwise. (The mux would answer 405 itself, but its catch-all for
 // /api/v1/ matches every method first.)
 func (a *API) noRoute(w http.ResponseWriter, r *http.Request) {

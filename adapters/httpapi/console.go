@@ -27,7 +27,7 @@ var consoleTypes = map[string]string{
 	".css":  "text/css; charset=utf-8",
 }
 
-// Console is the web console (DESIGN §15): GET / is its page and GET
+// Console is the web console (docs/design.md §15): GET / is its page and GET
 // /console/<file> its scripts and styles; any other path is 404, any
 // other method 405. It needs no token: the page holds no data and asks
 // for a token, and the data come from the API, which checks it.

@@ -12,7 +12,7 @@ import (
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
-// Issue 20 acceptance 9 (HTTP contract, DESIGN §16): following a
+// Issue 20 acceptance 9 (HTTP contract, docs/design.md §16): following a
 // conversation that does not exist, or a run it never had, is 404 with a
 // JSON error, not a stream held open.
 func TestAPIContractFollowUnknownIs404(t *testing.T) {

@@ -104,7 +104,7 @@ func (a *API) find(ctx context.Context, key string) (*core.Conversation, error) 
 }
 
 // followable answers 404 unless conversation key exists and, when runID
-// is set, had that run (DESIGN §16): a stream of what does not exist would
+// is set, had that run (docs/design.md §16): a stream of what does not exist would
 // wait for ever.
 func (a *API) followable(w http.ResponseWriter, r *http.Request, key, runID string) bool {
 	c, err := a.find(r.Context(), key)

@@ -1,4 +1,4 @@
-// Package httpapi is opsgate's HTTP API (DESIGN §15), mounted under
+// Package httpapi is opsgate's HTTP API (docs/design.md §15), mounted under
 // /api/v1 on server.listen: JSON in and out, errors as
 // {"error": {"code", "message"}}.
 //
@@ -12,7 +12,7 @@
 // chat: a person without the role gets 403 with the policy's sentence.
 // Tokens are never logged.
 //
-// # Access (DESIGN §17)
+// # Access (docs/design.md §17)
 //
 // A token has scopes ([Scopes]) and an expiry; an expired one is 401
 // token_expired. A token sees what its person may see ([Visibility], the
@@ -63,7 +63,7 @@
 //
 // # Retries
 //
-// A message may carry an Idempotency-Key (DESIGN §16, see idempotency.go):
+// A message may carry an Idempotency-Key (docs/design.md §16, see idempotency.go):
 // the store remembers it for a day with the run it named before running,
 // so a repeat with the same body is answered with that run, replayed and
 // followed, on any replica, and runs nothing.

@@ -13,7 +13,7 @@ import (
 	"github.com/opsgate/opsgate/core"
 )
 
-// Idempotency-Key on POST …/messages (DESIGN §16): the first request with
+// Idempotency-Key on POST …/messages (docs/design.md §16): the first request with
 // a key claims it in the store, naming the run that will answer it
 // (core.Inbound.RunID) before anything runs; a repeat with the same body
 // finds the claim and follows that run instead of sending the message

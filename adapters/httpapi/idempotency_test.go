@@ -55,7 +55,7 @@ func (r *rig) userMessages(key string) []string {
 	return out
 }
 
-// Issue 20 acceptance 5 (DESIGN §16): the same Idempotency-Key and body
+// Issue 20 acceptance 5 (docs/design.md §16): the same Idempotency-Key and body
 // again starts nothing: the repeat, sent while the first run is still
 // going and again after it ended, is answered with the first request's
 // run, replayed from the store and followed to its completed.

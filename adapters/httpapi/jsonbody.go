@@ -13,7 +13,7 @@ import (
 // decode reads the JSON body into v, answering a bad body itself (false).
 // A body with a key twice in one object, at any depth, is bad_json:
 // encoding/json keeps the last, another parser the first, so which one
-// counted would be a guess (DESIGN §16).
+// counted would be a guess (docs/design.md §16).
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	body, err := io.ReadAll(r.Body)
 	if err == nil {

@@ -86,7 +86,7 @@ func newPGReplicas(t *testing.T, cfg func(*core.Config)) *pgReplicas {
 				t.Fatal(err)
 			}
 			// An admin token: these streams follow carol's conversation
-			// from before it starts, which only admins may (DESIGN §17).
+			// from before it starts, which only admins may (docs/design.md §17).
 			tok.Scopes = []string{httpapi.ScopeAdmin}
 			if err := store.CreateToken(t.Context(), tok); err != nil {
 				t.Fatal(err)
@@ -212,7 +212,7 @@ func outageRun(t *testing.T, p *pgReplicas) (want []core.Event, cut int64, live0
 	}
 	p.llm.Push(llmfake.Reply{Text: strings.Join(w, " "), TokenDelay: 60 * time.Millisecond})
 	path := "/api/v1/conversations/" + key + "/events"
-	// Only a conversation that exists can be followed (DESIGN §16).
+	// Only a conversation that exists can be followed (docs/design.md §16).
 	if _, err := p.store[0].Conversation(t.Context(), key); err != nil {
 		t.Fatal(err)
 	}

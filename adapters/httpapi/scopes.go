@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Scopes of a token (DESIGN §17): what it may do. What it may see is the
+// Scopes of a token (docs/design.md §17): what it may do. What it may see is the
 // person's visibility, whatever the scopes.
 const (
 	// ScopeRead reads the conversations the person may see, their events

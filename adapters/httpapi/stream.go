@@ -14,7 +14,7 @@ import (
 	"github.com/opsgate/opsgate/core"
 )
 
-// Streams (DESIGN §15): POST …/messages sends a message and streams the
+// Streams (docs/design.md §15): POST …/messages sends a message and streams the
 // conversation's events until the run it started or steered completes;
 // GET …/events follows the conversation. Both are text/event-stream with
 // the event's Seq as the SSE id, so a client that reconnects with
@@ -481,7 +481,7 @@ type frame struct {
 // keeps the rule that nothing leaves unredacted.
 //
 // A gap the engine's event log kept in place of events it could not keep
-// (DESIGN §16) is "event: gap" with {"from": N, "to": M}, its id M: a
+// (docs/design.md §16) is "event: gap" with {"from": N, "to": M}, its id M: a
 // client is told what it cannot have instead of missing it silently.
 func encodeFrame(ev core.Event, redact func(string) string) (frame, error) {
 	if ev.Type == core.EventGap && ev.Gap != nil {

@@ -218,7 +218,7 @@ func TestSSEReconnectWithLastEventIDMissesNothing(t *testing.T) {
 	const conv = "api:rollout"
 	hold := make(chan struct{})
 	r.stack.LLM.Push(llmfake.Reply{Text: strings.Repeat("the rollout of checkout is progressing normally ", 12), Hold: hold})
-	// Only a conversation that exists can be followed (DESIGN §17): the
+	// Only a conversation that exists can be followed (docs/design.md §17): the
 	// follower starts once it does, from its first event.
 	if err := r.eng.Handle(t.Context(), core.Inbound{ConvKey: conv, MessageID: "m1", User: carol, Text: "how is the rollout?", Time: time.Now()}); err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ type tokenView struct {
 }
 
 // tokens answers GET /api/v1/tokens: the caller's own tokens, every
-// token for an admin (DESIGN §17), oldest first.
+// token for an admin (docs/design.md §17), oldest first.
 func (a *API) tokens(w http.ResponseWriter, r *http.Request, who core.Actor) {
 	all, err := a.o.Tokens.Tokens(r.Context())
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 // Visibility is what the API asks the policy about who may see which
-// conversation (DESIGN §17); policy.Holder implements it.
+// conversation (docs/design.md §17); policy.Holder implements it.
 type Visibility interface {
 	// Person is the person an identity belongs to (itself when unknown).
 	Person(identity string) string

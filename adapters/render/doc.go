@@ -1,7 +1,7 @@
 // Package render turns the events of a run (core.Event) into chat messages on
 // any platform that can post a message, edit it and show buttons. Slack,
 // Telegram and Discord adapters supply a [Platform]; render does the rest, so
-// that every platform shows a run the same way (DESIGN §6):
+// that every platform shows a run the same way (docs/design.md §6):
 //
 //   - one draft message per run, edited as tokens stream in: latest text
 //     wins, at most one call in flight per conversation, a minimum interval

@@ -237,7 +237,7 @@ func (s *Sender) Resolve(a core.Approval, ref MsgRef) {
 }
 
 // Card shows approval a in the conversation convKey as a card of its own,
-// outside any run's messages: a policy's notify targets (DESIGN §11) get
+// outside any run's messages: a policy's notify targets (docs/design.md §11) get
 // the request's card with working buttons while it is pending (updated
 // with its votes), and its outcome once decided. A decision on any card
 // counts; every card shows it.

@@ -285,7 +285,7 @@ func (a *Adapter) Notify(ctx context.Context, channel string, ap core.Approval) 
 }
 
 // StartThread posts text as a new message in channel and returns the
-// conversation of its thread: a schedule's fire runs there (DESIGN §13).
+// conversation of its thread: a schedule's fire runs there (docs/design.md §13).
 func (a *Adapter) StartThread(ctx context.Context, channel, text string) (string, error) {
 	me, err := a.identify(ctx)
 	if err != nil {

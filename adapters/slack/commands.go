@@ -52,7 +52,7 @@ func (a *Adapter) command(cmd slack.SlashCommand) (*commandReply, func(context.C
 	case "status":
 		return nil, func(ctx context.Context) { a.status(ctx, cmd) }
 	case "remember", "memory", "forget":
-		// Memory commands go to the engine as "/remember …" (DESIGN §14),
+		// Memory commands go to the engine as "/remember …" (docs/design.md §14),
 		// answered in a thread like any request.
 		cmd.Text = "/" + text
 	}

@@ -213,7 +213,7 @@ func (a *Adapter) Notify(chat string, ap core.Approval) error {
 }
 
 // StartThread posts text in chat and returns a conversation of its own for
-// what follows (a schedule's fire, DESIGN §13): Telegram has no threads,
+// what follows (a schedule's fire, docs/design.md §13): Telegram has no threads,
 // so the fire's run posts in the chat under that key, apart from the
 // chat's current conversation.
 func (a *Adapter) StartThread(ctx context.Context, chat, text string) (string, error) {

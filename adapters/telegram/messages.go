@@ -72,7 +72,7 @@ func (a *Adapter) onMessage(ctx context.Context, m *tgbotapi.Message) error {
 		a.status(ctx, key)
 		return nil
 	case "remember", "memory", "forget":
-		// Memory commands: the engine answers them (DESIGN §14).
+		// Memory commands: the engine answers them (docs/design.md §14).
 	default:
 		if args == "" {
 			a.sender.Say(key, "Unknown command /"+cmd+". Try /help.")

@@ -29,7 +29,7 @@ func init() { // in init: /help's run refers to the table itself
 
 // EngineCommand reports whether /name is answered by the engine rather
 // than by the adapter: the memory commands, the same on every platform
-// (DESIGN §14). They are sent like a message.
+// (docs/design.md §14). They are sent like a message.
 func EngineCommand(name string) bool {
 	switch strings.ToLower(name) {
 	case "remember", "memory", "forget":

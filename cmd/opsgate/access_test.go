@@ -308,7 +308,7 @@ func TestAccessPostingNeedsVisibility(t *testing.T) {
 		t.Errorf("the model got %d requests from refused posts", got-before)
 	}
 
-	// A conversation not started yet cannot be followed (DESIGN §16): no
+	// A conversation not started yet cannot be followed (docs/design.md §16): no
 	// one could be listening in on the conversation another person is
 	// about to start, not even an admin, who gets the same 404.
 	for _, who := range []string{"dave", "carol"} {

@@ -9,7 +9,7 @@ import (
 	"github.com/opsgate/opsgate/internal/metrics"
 )
 
-// api is the HTTP API over the app (DESIGN §15), or nil when the store
+// api is the HTTP API over the app (docs/design.md §15), or nil when the store
 // cannot serve it (a store in a test). Its responses pass the same
 // redactor as everything the chats show; its decisions are counted in m
 // like the chats' clicks.

@@ -9,7 +9,7 @@ import (
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
-// Issue 20 acceptance 8 (DESIGN §16): serve with the HTTP API and an
+// Issue 20 acceptance 8 (docs/design.md §16): serve with the HTTP API and an
 // unexpired token but no chat platform and no schedule is serving
 // something: it starts without --allow-empty, /readyz is 200 and a
 // message posted through the API is answered. A revoked token alone is

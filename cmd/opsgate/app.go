@@ -178,7 +178,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder, red: red, coord: coord, closeCoord: closeCoord, memory: mem}, nil
 }
 
-// longTermMemory is the memory over the store's documents (DESIGN §14),
+// longTermMemory is the memory over the store's documents (docs/design.md §14),
 // or nil when memory.enabled is false. Writes are scanned with the same
 // secret detectors that redact what people are shown.
 func longTermMemory(cfg *config.Config, store core.Store, red *redact.Redactor, log *slog.Logger) *memory.Memory {
@@ -227,7 +227,7 @@ func (a *app) shutdown(ctx context.Context, then ...func() error) error {
 	return errors.Join(errs...)
 }
 
-// liveness reports whether this replica can show it is alive (DESIGN
+// liveness reports whether this replica can show it is alive (docs/design.md
 // §16): with PostgreSQL, whether its coordinator holds its liveness lock;
 // a process without one is alive while it runs.
 func (a *app) liveness() (bool, string) {

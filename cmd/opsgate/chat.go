@@ -173,7 +173,7 @@ func localUser(getenv func(string) string) core.Actor {
 	if name == "" {
 		name = "local"
 	}
-	// An identity "terminal:<user>" (DESIGN §11): a policy's people can
+	// An identity "terminal:<user>" (docs/design.md §11): a policy's people can
 	// name it, and it can never be SystemActor's.
 	return core.Actor{ID: "terminal:" + name, Name: name}
 }

@@ -86,7 +86,7 @@ func (r *engineRef) Status(ctx context.Context, key string) (core.Status, error)
 }
 
 // as is the engine as one platform's adapter sees it: the people it passes
-// on become identities "platform:id" (DESIGN §11), which is what policies,
+// on become identities "platform:id" (docs/design.md §11), which is what policies,
 // approvers and quorums name. An id that already has the prefix (Telegram's
 // adapter adds it itself) is kept.
 func (r *engineRef) as(platform string) *platformEngine {
@@ -198,7 +198,7 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 // undelivered.
 //
 // An approval whose policy rule names notify targets ("telegram:12345678")
-// is also shown there, as a card of its own (DESIGN §11): posted while it
+// is also shown there, as a card of its own (docs/design.md §11): posted while it
 // waits, updated with each vote, and showing the outcome.
 func subscribeChats(e *core.Engine, chats []chat) {
 	for _, c := range chats {

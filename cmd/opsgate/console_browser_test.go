@@ -34,7 +34,7 @@ const (
 var aliceDiscord = discordtest.User{ID: "1400000000000000001", Name: "alice"}
 
 // consolePolicy lets bob (API only) approve writes, and nobody else; he
-// sees the chats' conversations through a visibility rule (DESIGN §17).
+// sees the chats' conversations through a visibility rule (docs/design.md §17).
 var consolePolicy = fmt.Sprintf(`
 people:
   alice: {slack: %s, telegram: "%d", discord: "%s"}

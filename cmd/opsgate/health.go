@@ -126,7 +126,7 @@ func (h *health) check(ctx context.Context) readiness {
 	comps := []component{h.store(ctx)}
 	if h.live != nil {
 		// A replica that cannot show it is alive claims, takes up and
-		// fires nothing (DESIGN §16).
+		// fires nothing (docs/design.md §16).
 		ok, detail := h.live()
 		comps = append(comps, component{Name: "liveness", OK: ok, Detail: detail})
 	}

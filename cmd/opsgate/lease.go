@@ -12,7 +12,7 @@ import (
 // holder's death freeing the lease at once, it bounds the takeover time.
 const leaseRetry = 2 * time.Second
 
-// leased runs c.run only while this process holds c.lease (DESIGN §12:
+// leased runs c.run only while this process holds c.lease (docs/design.md §12:
 // the Telegram poller and the Discord gateway run on one replica at a
 // time). A standby retries every leaseRetry; a lost lease stops the run
 // and makes this process a standby again. It returns c.run's error when

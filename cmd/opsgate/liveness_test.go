@@ -15,7 +15,7 @@ import (
 	"github.com/opsgate/opsgate/memory"
 )
 
-// Issue 20 (DESIGN §16): a replica's liveness, and schedule fires that
+// Issue 20 (docs/design.md §16): a replica's liveness, and schedule fires that
 // live with their replica.
 
 // ownPostgres points cfg at a PostgreSQL server of the test's own, which

@@ -27,7 +27,7 @@ const memoryHelp = `Usage:
   opsgate memory export [--dir DIR]
 
 memory manages long-term memory: the runbooks, lessons and conventions
-opsgate puts in front of the model before it plans (DESIGN §14).
+opsgate puts in front of the model before it plans (docs/memory.md).
 
 import stores every *.md under DIR (recursively) as the document at its
 path relative to DIR; YAML front matter may set title, type, tags,

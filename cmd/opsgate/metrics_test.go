@@ -24,10 +24,11 @@ import (
 	"github.com/opsgate/opsgate/memory/sqlite"
 )
 
-// readmeMetrics reads the metrics table of the README: name -> type.
+// readmeMetrics reads the metrics table of the documentation (moved from
+// the README to docs/operations.md): name -> type.
 func readmeMetrics(t *testing.T) map[string]string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "operations.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func readmeMetrics(t *testing.T) map[string]string {
 		out[m[1]] = m[2]
 	}
 	if len(out) < 10 {
-		t.Fatalf("found %d metrics in the README's table; is the table still there?", len(out))
+		t.Fatalf("found %d metrics in docs/operations.md's table; is the table still there?", len(out))
 	}
 	return out
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // newRedactor is the one redactor of everything opsgate shows people or
-// writes to logs (DESIGN §11): the built-in detectors, the policy file's
+// writes to logs (docs/design.md §11): the built-in detectors, the policy file's
 // redact.patterns, and every secret opsgate was configured with.
 func newRedactor(cfg *config.Config) (*redact.Redactor, error) {
 	pol, err := policy.Load(cfg.Policy.File, policyOptions(cfg))

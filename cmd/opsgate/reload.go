@@ -11,7 +11,7 @@ import (
 )
 
 // reloadPolicyOnHUP reloads the policy file into holder on every SIGHUP
-// until ctx ends (DESIGN §11). The swap is atomic; a file that does not
+// until ctx ends (docs/design.md §11). The swap is atomic; a file that does not
 // load keeps the policy in force, and the log says why (FILE:LINE). The
 // returned channel receives the outcome of each reload, for tests.
 func reloadPolicyOnHUP(ctx context.Context, holder *policy.Holder, file string, log *slog.Logger) <-chan error {

@@ -49,7 +49,7 @@ func TestTelegramPollerTakeoverAfterKill9(t *testing.T) {
 	t.Logf("takeover after kill -9: %s", takeover.Round(time.Millisecond))
 
 	// If a died before it released the conversation, its hold lapses first
-	// (DESIGN §12: within 30 s).
+	// (docs/design.md §12: within 30 s).
 	tg.Push(tg.NewTextUpdate(chat, alice, "second"))
 	waitFor(t, 30*time.Second, "the answer from replica b", func() bool { return answered(tg.Messages(42), "Answered after the takeover.") })
 	b.stop()

@@ -15,7 +15,7 @@ import (
 )
 
 // rootSet is which directories each tool server serves, for the policy's
-// path spellings (DESIGN §17): roots: on the server's entry in
+// path spellings (docs/design.md §17): roots: on the server's entry in
 // tools.servers, and what the filesystem server answers to
 // list_allowed_directories once it runs. Safe for concurrent use: the
 // policy reads it on every call, learnRoots adds to it.

@@ -27,7 +27,7 @@ func startedSchedules(cfg *config.Config) []string {
 // chat adapter, no schedule and no API token answers nobody, which must
 // not pass for a healthy deployment. The HTTP API (always on
 // server.listen) counts once it has an unrevoked token (apiTokens): an
-// API-and-console deployment needs no chat platform (DESIGN §16). empty
+// API-and-console deployment needs no chat platform (docs/design.md §16). empty
 // is false when there is something to serve.
 func nothingToServe(cfg *config.Config, apiTokens int) (what, fix string, empty bool) {
 	if len(cfg.Adapters()) > 0 || len(startedSchedules(cfg)) > 0 || apiTokens > 0 {

@@ -15,12 +15,12 @@ type (
 	pinger interface {
 		Ping(ctx context.Context) error
 	}
-	// coordinated stores let replicas share conversations (DESIGN §12).
+	// coordinated stores let replicas share conversations (docs/design.md §12).
 	coordinated interface {
 		Coordinator(replica string, log *slog.Logger) (core.Coordinator, func())
 	}
 	// alive is a coordinator that tells whether this replica can show it
-	// is alive (DESIGN §16).
+	// is alive (docs/design.md §16).
 	alive interface {
 		Alive() (ok bool, detail string)
 	}

@@ -1,4 +1,4 @@
-// Package schedule runs configured prompts on cron schedules (DESIGN §13).
+// Package schedule runs configured prompts on cron schedules (docs/design.md §13).
 // Fire times come from the spec alone, so every replica computes the same
 // ones; a fire runs where it is claimed first in the store's ledger
 // (core.FireLedger), so exactly once across replicas. robfig/cron v3
@@ -56,7 +56,7 @@ type Runner struct {
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Alive, when set, tells whether this replica can show it is alive
-	// (DESIGN §16); while it cannot, it fires nothing (a live replica
+	// (docs/design.md §16); while it cannot, it fires nothing (a live replica
 	// claims the fire instead).
 	Alive func() (bool, string)
 
@@ -102,7 +102,7 @@ func (r *Runner) Run(ctx context.Context) error {
 }
 
 // Stop records the fires still watched, once the engine has shut down
-// (a graceful shutdown, DESIGN §16): done when their run is over and
+// (a graceful shutdown, docs/design.md §16): done when their run is over and
 // runsFinished (the engine's runs all ended, none was cut short),
 // interrupted otherwise. It returns when they are recorded or ctx ends.
 func (r *Runner) Stop(ctx context.Context, runsFinished bool) {

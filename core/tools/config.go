@@ -53,7 +53,7 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithCallTimeout bounds each tool call of servers without a CallTimeout of
-// their own (default 120 seconds, DESIGN's tools.call_timeout; 0 or less
+// their own (default 120 seconds, the tools.call_timeout key; 0 or less
 // means no bound). The caller's ctx ends a call earlier. A call that hits
 // the bound is cancelled and returns an IsError result saying so: the
 // server is alive and stays in use.

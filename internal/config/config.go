@@ -1,4 +1,4 @@
-// Package config reads opsgate's configuration (DESIGN §7): a YAML file with
+// Package config reads opsgate's configuration (docs/design.md §7): a YAML file with
 // ${VAR} expansion, OPSGATE_<SECTION>_<KEY> environment overrides, the
 // OPENAI_API_KEY / OPENAI_BASE_URL fallbacks and defaults that make a run
 // without any file work. Load validates everything and returns one precise

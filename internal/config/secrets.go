@@ -10,7 +10,7 @@ import (
 // API key, the chat platforms' tokens and signing secrets, the store's
 // password, and the MCP
 // servers' header and environment values whose names say they are
-// credentials. The redactor hides each wherever it appears (DESIGN §11).
+// credentials. The redactor hides each wherever it appears (docs/design.md §11).
 func (c *Config) Secrets() []string {
 	out := []string{c.LLM.APIKey, c.Telegram.Token, c.Telegram.WebhookSecret,
 		c.Slack.BotToken, c.Slack.AppToken, c.Slack.SigningSecret, c.Discord.Token}

@@ -23,7 +23,7 @@ type Sources struct {
 	// MCPServers reports the tool host's servers (tools.Host.States).
 	MCPServers func() []tools.ServerState
 	// Liveness reports whether this replica can show it is alive
-	// (DESIGN §16).
+	// (docs/design.md §16).
 	Liveness func() bool
 }
 

@@ -1,5 +1,5 @@
 // Package docs is the long-term memory document as both stores keep it
-// (DESIGN §14): scopes, trust, types, versions, source references and usage
+// (docs/design.md §14): scopes, trust, types, versions, source references and usage
 // records, and Store, the storage contract memory/sqlite and
 // memory/postgres implement and docstest checks. Retrieval, ranking and
 // the memory tools live in package memory, which consumes Store.
@@ -63,7 +63,7 @@ func ParseScope(s string) (Scope, error) {
 // Trust is how far a document is believed. Only agent_draft is untrusted.
 type Trust string
 
-// Trust levels (DESIGN §14).
+// Trust levels (docs/design.md §14).
 const (
 	AdminApproved Trust = "admin_approved"
 	SystemSeeded  Trust = "system_seeded"
@@ -96,7 +96,7 @@ func (t Trust) Valid() bool { return t.Weight() > 0 }
 // Type is what kind of knowledge a document holds.
 type Type string
 
-// Document types (DESIGN §14).
+// Document types (docs/design.md §14).
 const (
 	Runbook               Type = "runbook"
 	IncidentLesson        Type = "incident_lesson"

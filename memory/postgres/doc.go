@@ -1,5 +1,5 @@
 // Package postgres is the PostgreSQL store (core.Store) over pgx: the one
-// opsgate uses when several replicas share state (DESIGN §12). It passes
+// opsgate uses when several replicas share state (docs/design.md §12). It passes
 // the same conformance suite as memory/sqlite (core/coretest/storetest).
 //
 // Writes that must be seen in order by every replica (the audit chain, the

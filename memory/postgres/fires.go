@@ -26,7 +26,7 @@ func (s *Store) ClaimFire(ctx context.Context, f core.Fire, busySince time.Time)
 		var outcome string
 		var claimed time.Time
 		var alive bool
-		// A running fire blocks only while its replica is alive (DESIGN
+		// A running fire blocks only while its replica is alive (docs/design.md
 		// §16): it holds its liveness lock, or has holds that have not
 		// lapsed (it may be re-taking its lock after an outage).
 		err := tx.QueryRow(ctx, `SELECT outcome, claimed_at, `+fireReplicaAlive+` FROM schedule_fires f

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// A replica's liveness (DESIGN §16) is a session advisory lock on
+// A replica's liveness (docs/design.md §16) is a session advisory lock on
 // 'opsgate:lease:replica:<name>', held on a connection of its own, plus
 // the heartbeat that renews its holds (conv_holders.expires_at) while the
 // lock is held. The rule another replica applies before it takes up a

@@ -18,7 +18,7 @@ import (
 )
 
 // These tests restart PostgreSQL, each on a server of its own (issue 20,
-// DESIGN §16).
+// docs/design.md §16).
 
 // ownCluster starts a PostgreSQL server for t alone; durable for a test
 // that stops it as a crash would.

@@ -86,7 +86,7 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 var protectedTables = map[string][]string{
 	"audit":          {"audit_append_only", "audit_no_truncate"},
 	"approval_votes": {"approval_votes_append_only", "approval_votes_no_truncate"},
-	// A memory document's history is append-only too (DESIGN §14).
+	// A memory document's history is append-only too (docs/design.md §14).
 	"memory_versions": {"memory_versions_append_only", "memory_versions_no_truncate"},
 }
 

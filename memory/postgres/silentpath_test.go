@@ -86,7 +86,7 @@ func (p *pausingProxy) pause(on bool) {
 // A replica whose path to PostgreSQL drops everything for 20 s (no FIN)
 // says it cannot show it is alive meanwhile, and is alive again once the
 // path is back; the other replica never claims its conversation, during
-// or after (DESIGN §16).
+// or after (docs/design.md §16).
 func TestNoTakeUpOverASilentPathFor20s(t *testing.T) {
 	direct := pgtest.DB(t)
 	u, err := url.Parse(direct)

@@ -29,7 +29,7 @@ func (s *Store) ClaimFire(ctx context.Context, f core.Fire, busySince time.Time)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		// A running fire blocks only while its process lives (DESIGN §16):
+		// A running fire blocks only while its process lives (docs/design.md §16):
 		// it holds the lease replica:<by> until it exits, even by kill -9.
 		skipped = err == nil && outcome == core.FireRunning && claimed >= busySince.UnixMicro() && s.leaseHeld("replica:"+by)
 		out := core.FireRunning

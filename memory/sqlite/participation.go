@@ -9,7 +9,7 @@ import (
 // Participated returns the keys of the conversations one of identities
 // took part in — sent a message (which also records who started an API
 // conversation) or asked for a run — or in which person voted on an
-// approval or was among those eligible to decide one (DESIGN §17). Each
+// approval or was among those eligible to decide one (docs/design.md §17). Each
 // key once, in no particular order.
 func (s *Store) Participated(ctx context.Context, identities []string, person string) ([]string, error) {
 	ids, err := json.Marshal(identities)

@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkParticipated is the visibility query a non-admin API request
-// makes once (DESIGN §17), over a store of 2,000 conversations with 20,000
+// makes once (docs/design.md §17), over a store of 2,000 conversations with 20,000
 // messages from 50 people and 4,000 approvals (each with 3 eligible
 // people and a vote); the person asked about took part in about 1 in 50.
 //

@@ -248,7 +248,7 @@ var (
 )
 
 // placeholder reports values that stand for a secret rather than being
-// one (DESIGN §17): "...", "…", "***", "xxxx", "<name>", "${VAR}", "$VAR",
+// one (docs/design.md §17): "...", "…", "***", "xxxx", "<name>", "${VAR}", "$VAR",
 // "$(cmd)", REPLACE_ME, changeme, example, and the name of a key that
 // holds the secret elsewhere ("secretKey: password" in an
 // ExternalSecret, "key: db-password"). Quotes and backquotes around the

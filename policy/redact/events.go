@@ -19,7 +19,7 @@ import (
 // engine's copies are never changed: what is stored in the transcript, and
 // what runs once approved, stays exact.
 //
-// Streams are whole (DESIGN §16): what a stream still holds when its
+// Streams are whole (docs/design.md §16): what a stream still holds when its
 // generation completes is released as a last token before
 // generation.complete, whose text is then exactly what the tokens showed;
 // a fragment that is all held back shows nothing (the engine drops a token

@@ -71,7 +71,7 @@ func FuzzStreamEqualsWhole(f *testing.F) {
 // FuzzEventsTokensAddUpToTheGeneration: through the engine's display
 // filter, for any text and split, the token events of a generation
 // (without the empty ones, which the engine drops) add up to exactly its
-// generation.complete text, which is String of the whole text (DESIGN §16).
+// generation.complete text, which is String of the whole text (docs/design.md §16).
 func FuzzEventsTokensAddUpToTheGeneration(f *testing.F) {
 	r := mustNew(f, Options{})
 	for i, s := range []string{

@@ -6,7 +6,7 @@ import (
 )
 
 // Issue 21, item 4: placeholders in a runbook about rotating secrets are
-// no secrets (DESIGN §17), and every real value still is.
+// no secrets (docs/design.md §17), and every real value still is.
 func TestPlaceholdersAreNoSecrets(t *testing.T) {
 	for _, s := range []string{
 		"vault kv put secret/reporting/s3 access_key_id=... secret_access_key=...",

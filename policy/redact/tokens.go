@@ -83,7 +83,7 @@ func (s *shape) match(w string, p int, fin bool) cand {
 		return cand{}
 	}
 	if strings.Trim(w[i:j], "Xx") == "" {
-		return cand{} // AKIAXXXXXXXXXXXXXXXX: a placeholder (DESIGN §17)
+		return cand{} // AKIAXXXXXXXXXXXXXXXX: a placeholder (docs/design.md §17)
 	}
 	out := marker(s.kind)
 	if s.keep {

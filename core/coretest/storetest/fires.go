@@ -58,7 +58,7 @@ func testFireClaimConcurrent(t *testing.T, s core.Store) {
 }
 
 // replicaAlive holds the lease by which the ledger knows replica by alive
-// (DESIGN §16) until the test ends.
+// (docs/design.md §16) until the test ends.
 func replicaAlive(t *testing.T, s core.Store, by string) core.Lease {
 	t.Helper()
 	leaser, ok := s.(core.Leaser)

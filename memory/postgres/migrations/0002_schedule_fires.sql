@@ -1,4 +1,4 @@
--- 0002_schedule_fires: one row per fire of a schedule (DESIGN §13). The
+-- 0002_schedule_fires: one row per fire of a schedule (docs/design.md §13). The
 -- primary key makes a fire run once, whichever replica claims it first.
 CREATE TABLE schedule_fires (
 	name        text NOT NULL,

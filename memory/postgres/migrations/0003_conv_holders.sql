@@ -1,4 +1,4 @@
--- 0003_conv_holders: which replica runs a conversation (DESIGN §12). A
+-- 0003_conv_holders: which replica runs a conversation (docs/design.md §12). A
 -- hold lives while its replica renews it; an expired one is free.
 CREATE TABLE conv_holders (
 	conv_key   text PRIMARY KEY,

@@ -1,4 +1,4 @@
--- 0005_memory_docs: long-term memory (DESIGN §14, memory/docs): documents
+-- 0005_memory_docs: long-term memory (docs/design.md §14, memory/docs): documents
 -- as they stand, their append-only history and the record of which run
 -- was given which document.
 

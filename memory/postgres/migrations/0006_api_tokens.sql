@@ -1,4 +1,4 @@
--- 0006_api_tokens: the HTTP API's bearer tokens (DESIGN §15). Only the
+-- 0006_api_tokens: the HTTP API's bearer tokens (docs/design.md §15). Only the
 -- SHA-256 of a token is stored; a revoked token keeps its row.
 CREATE TABLE api_tokens (
 	id         text PRIMARY KEY,

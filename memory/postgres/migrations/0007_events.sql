@@ -1,4 +1,4 @@
--- 0007_events: a conversation's events are kept (DESIGN §15), so that an
+-- 0007_events: a conversation's events are kept (docs/design.md §15), so that an
 -- API stream reconnecting with Last-Event-ID gets what it missed, in order.
 -- Sequence numbers now run per conversation, not per run, so one number
 -- orders a whole conversation's stream across its runs; each conversation

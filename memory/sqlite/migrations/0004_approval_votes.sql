@@ -1,4 +1,4 @@
--- 0004_approval_votes: policies (DESIGN §11). An approval keeps the verdict
+-- 0004_approval_votes: policies (docs/design.md §11). An approval keeps the verdict
 -- the policy gave when it was asked (who may decide, the quorum) as JSON,
 -- and collects votes: one per person (UNIQUE), so a quorum counts distinct
 -- people whatever platform they click on. Votes are part of the record of

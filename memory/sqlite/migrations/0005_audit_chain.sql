@@ -1,4 +1,4 @@
--- 0005_audit_chain: the audit hash chain (DESIGN §11). Each entry stores
+-- 0005_audit_chain: the audit hash chain (docs/design.md §11). Each entry stores
 -- the SHA-256 of the entry before it and its own (core.AuditEntry.ChainHash),
 -- computed by opsgate in the transaction that appends it. Entries written
 -- before this migration keep empty hashes: the chain starts at the first

@@ -1,4 +1,4 @@
--- 0006_schedule_fires: one row per fire of a schedule (DESIGN §13). The
+-- 0006_schedule_fires: one row per fire of a schedule (docs/design.md §13). The
 -- primary key makes a fire run once, whichever process claims it first.
 CREATE TABLE schedule_fires (
 	name        TEXT NOT NULL,

@@ -1,4 +1,4 @@
--- 0008_memory_docs: long-term memory documents (DESIGN §14, docs.Store).
+-- 0008_memory_docs: long-term memory documents (docs/design.md §14, docs.Store).
 --
 -- memory_docs holds each document as it stands; seq is its row id in
 -- memory_fts. Tags, entities and source are JSON.

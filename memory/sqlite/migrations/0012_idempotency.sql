@@ -1,5 +1,5 @@
 -- 0012_idempotency: the Idempotency-Keys of the HTTP API's POST …/messages
--- (DESIGN §16), per conversation, each naming the run that answers it; the
+-- (docs/design.md §16), per conversation, each naming the run that answers it; the
 -- API ignores (and replaces) one older than 24 h.
 CREATE TABLE api_idempotency (
 	conv_key   TEXT NOT NULL,
