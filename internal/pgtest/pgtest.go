@@ -189,6 +189,21 @@ func (c *Cluster) Stop() error {
 	return nil
 }
 
+// StopImmediate stops the server the way a crash does (pg_ctl -m
+// immediate): no checkpoint, clients cut off at once, and the next start
+// runs crash recovery. On a cluster from Start (synchronous_commit off) the
+// last fraction of a second of commits may be lost; use StartDurable when a
+// test must not lose committed work.
+func (c *Cluster) StopImmediate() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out, err := c.run("pg_ctl", "-D", c.data(), "-m", "immediate", "-w", "stop")
+	if err != nil {
+		return fmt.Errorf("pg_ctl stop -m immediate: %v: %s", err, out)
+	}
+	return nil
+}
+
 // Restart starts the server again on the same port (a first start picks a
 // free one).
 func (c *Cluster) Restart() error {
