@@ -31,6 +31,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	faultParallel()
 	code := pgtest.Main(m)
 	if binDir != "" {
 		os.RemoveAll(binDir)
