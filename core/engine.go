@@ -45,6 +45,9 @@ type Engine struct {
 	// routed remembers the messages this engine routed (conversation and
 	// message id → when), so that a message is never run twice here.
 	routed map[string]time.Time
+	// unrecorded are the runs that ended here whose end the store refused
+	// (unrecorded.go).
+	unrecorded map[string]Run
 }
 
 // NewEngine checks the configuration and returns an engine; it starts nothing.
@@ -110,6 +113,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			return nil
 		case <-t.C:
 			e.ExpireApprovals(ctx)
+			e.recordEnds(ctx)
 			e.forgetIdle()
 			if e.now().Sub(pruned) >= time.Hour {
 				e.pruneEvents(ctx)

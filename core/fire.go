@@ -12,8 +12,11 @@ type FireLedger interface {
 	// ClaimFire records fire f (Name, At, By) if no process did before:
 	// won is false when the fire was claimed already, by anyone. A won
 	// fire is recorded as skipped (skipped=true, Outcome FireSkipped) when
-	// the latest earlier fire of the schedule is still running and was
-	// claimed after busySince: the caller must not run it, only say so.
+	// the latest earlier fire of the schedule is still running, was
+	// claimed after busySince and its process is alive (DESIGN §16: it
+	// holds the lease "replica:<By>", or with replicas has not let its
+	// holds lapse): the caller must not run it, only say so. A fire of a
+	// process that is gone blocks nothing.
 	ClaimFire(ctx context.Context, f Fire, busySince time.Time) (won, skipped bool, err error)
 	// FinishFire records how a claimed fire ended and the conversation it
 	// ran in.
@@ -30,7 +33,7 @@ type Fire struct {
 	By         string    // the process (replica) that claimed it
 	ClaimedAt  time.Time
 	ConvKey    string
-	Outcome    string // FireRunning, FireDone, FireSkipped, FireFailed
+	Outcome    string // FireRunning, FireDone, FireSkipped, FireFailed, FireInterrupted
 	FinishedAt time.Time
 }
 
@@ -40,6 +43,8 @@ const (
 	FireDone    = "done"
 	FireSkipped = "skipped"
 	FireFailed  = "failed"
+	// FireInterrupted: its process shut down before the run ended.
+	FireInterrupted = "interrupted"
 )
 
 // Leaser hands out named leases, each held by at most one process at a

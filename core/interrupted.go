@@ -20,6 +20,9 @@ const RetryNote = "🔁 The opsgate instance that was answering stopped; I am pi
 // the conversation (with replicas, only one engine gets it) and queues a
 // run that continues the conversation as it stands.
 func (e *Engine) recoverInterrupted(ctx context.Context) int {
+	// Runs that ended here but whose end the store refused are not
+	// interrupted: store their end, never run them again.
+	e.recordEnds(ctx)
 	runs, err := e.store.UnfinishedRuns(ctx)
 	if err != nil {
 		e.log.Error("read unfinished runs", "err", err)
@@ -31,8 +34,9 @@ func (e *Engine) recoverInterrupted(ctx context.Context) int {
 		s := e.sessions[r.ConvKey]
 		mine := s != nil && s.active != nil && s.active.id == r.ID
 		queued := s != nil && s.interrupted[r.ID]
+		_, ended := e.unrecorded[r.ID]
 		e.mu.Unlock()
-		if mine || queued {
+		if mine || queued || ended {
 			continue
 		}
 		// Held by a live engine: the run is going there.

@@ -223,6 +223,9 @@ func (e *Engine) final(ctx context.Context, rs *runState) {
 	if err := e.commit(ctx, rs, Batch{UpdateRun: &rs.run}); err != nil {
 		e.log.Error("record run end", "run", rs.run.ID, "err", err)
 		e.flush(ctx, rs)
+		if rs.status != RunAwaitingApproval {
+			e.keepUnrecorded(rs.run)
+		}
 	}
 	usage := rs.run.Usage
 	rs.out.emit(rs.run.ID, Event{Type: EventCompleted, Status: rs.status, Text: rs.finalText, Usage: &usage, Duration: rs.run.Duration})

@@ -29,8 +29,13 @@ type app struct {
 	policy *policy.Holder
 	// red is the redactor of everything shown to people.
 	red *redact.Redactor
+	// coord is this replica's coordination with the others (nil: none).
+	coord core.Coordinator
 	// closeCoord ends this replica's coordination with the others.
 	closeCoord func()
+	// replicaLease is this process's liveness where no coordinator holds
+	// it (takeReplicaLease).
+	replicaLease core.Lease
 	// memory is long-term memory; nil when memory.enabled is false.
 	memory *memory.Memory
 }
@@ -165,7 +170,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		store.Close()
 		return nil, err
 	}
-	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder, red: red, closeCoord: closeCoord, memory: mem}, nil
+	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder, red: red, coord: coord, closeCoord: closeCoord, memory: mem}, nil
 }
 
 // longTermMemory is the memory over the store's documents (DESIGN §14),
@@ -198,8 +203,43 @@ func (a *app) shutdown(ctx context.Context, then ...func() error) error {
 	if a.closeCoord != nil {
 		a.closeCoord()
 	}
+	if a.replicaLease != nil {
+		a.replicaLease.Release()
+	}
 	if err := a.store.Close(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// liveness reports whether this replica can show it is alive (DESIGN
+// §16): with PostgreSQL, whether its coordinator holds its liveness lock;
+// a process without one is alive while it runs.
+func (a *app) liveness() (bool, string) {
+	if l, ok := a.coord.(alive); ok {
+		return l.Alive()
+	}
+	return true, "a single process: alive while it runs"
+}
+
+// holdReplicaLease takes the lease replica:<name>, by which the fire
+// ledger tells a live process's fires from a gone one's, unless this
+// replica's coordinator holds it already.
+func (a *app) holdReplicaLease(ctx context.Context, name string) error {
+	if a.coord != nil {
+		return nil
+	}
+	leaser, ok := a.store.(core.Leaser)
+	if !ok {
+		return nil
+	}
+	l, ok, err := leaser.TryLease(ctx, "replica:"+name)
+	if err != nil {
+		return fmt.Errorf("replica %s: take its liveness lease: %w", name, err)
+	}
+	if !ok {
+		return fmt.Errorf("replica %s: its liveness lease is held by another process of the same name", name)
+	}
+	a.replicaLease = l
+	return nil
 }

@@ -32,6 +32,8 @@ type health struct {
 	chats []chat
 	model *modelProbe
 	tools func() []tools.ServerState
+	// live tells whether this replica can show it is alive (app.liveness).
+	live func() (bool, string)
 }
 
 // component is one line of /readyz.
@@ -55,7 +57,7 @@ type readiness struct {
 // wait for them otherwise.
 func (e *env) routes(a *app, chats []chat, m *metrics.Metrics) (h http.Handler, closeStreams func()) {
 	hl := &health{
-		log: e.log, ping: storePing(a.store), chats: chats, tools: a.tools.States,
+		log: e.log, ping: storePing(a.store), chats: chats, tools: a.tools.States, live: a.liveness,
 		model: &modelProbe{ping: a.model.Ping, lastAnswer: m.LastModelAnswer, now: time.Now},
 	}
 	m.Watch(metrics.Sources{
@@ -64,6 +66,7 @@ func (e *env) routes(a *app, chats []chat, m *metrics.Metrics) (h http.Handler, 
 		SendErrors: a.engine.SendErrors,
 		Adapters:   hl.adapterStates,
 		MCPServers: a.tools.States,
+		Liveness:   func() bool { ok, _ := a.liveness(); return ok },
 	})
 	mux := http.NewServeMux()
 	for _, c := range chats {
@@ -121,6 +124,12 @@ func (h *health) check(ctx context.Context) readiness {
 	model := make(chan component, 1)
 	go func() { model <- h.model.component() }()
 	comps := []component{h.store(ctx)}
+	if h.live != nil {
+		// A replica that cannot show it is alive claims, takes up and
+		// fires nothing (DESIGN §16).
+		ok, detail := h.live()
+		comps = append(comps, component{Name: "liveness", OK: ok, Detail: detail})
+	}
 	for _, s := range h.adapters() {
 		comps = append(comps, component{Name: "adapter:" + s.name, OK: s.ok, Detail: s.detail})
 	}

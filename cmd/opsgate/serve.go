@@ -80,6 +80,13 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		e.fail(err)
 		return exitError
 	}
+	// Without a coordinator (SQLite) this process's fires are known alive
+	// by its own lease.
+	if err := a.holdReplicaLease(ctx, replicaName()); err != nil {
+		e.fail(err)
+		e.closeApp(a)
+		return exitError
+	}
 	ref.e, ref.red, ref.store = a.engine, a.red, a.store
 	a.engine.Subscribe("", m.Subscriber(), core.SubscribeOptions{})
 	subscribeChats(a.engine, routed)
@@ -141,13 +148,16 @@ func (e *env) serve(ctx context.Context, args []string) int {
 			}
 		}()
 	}
+	var fires *schedule.Runner
 	if len(scheds) > 0 {
 		// Both stores keep the ledger (core.FireLedger).
 		ledger, _ := a.store.(core.FireLedger)
 		r := &schedule.Runner{
 			Schedules: scheds, Ledger: ledger, Replica: replicaName(), Log: e.log.With("component", "schedule"),
+			Alive:  a.liveness,
 			Target: &scheduleTarget{engine: a.engine, store: a.store, chats: routed, toolsets: scheduleToolsets(cfg), log: e.log},
 		}
+		fires = r
 		running.Add(1)
 		go func() {
 			defer running.Done()
@@ -183,6 +193,15 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	<-engineDone
 	dctx, dcancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer dcancel()
+	if fires != nil {
+		// The fires' runs end (or are cut short) with the engine's; then
+		// each fire is recorded done or interrupted, never left running.
+		drained := a.engine.Shutdown(dctx)
+		if drained != nil {
+			e.log.Warn("shutdown: runs still active", "err", drained)
+		}
+		fires.Stop(dctx, drained == nil)
+	}
 	if err := a.shutdown(dctx, closeChats); err != nil {
 		e.log.Warn("shutdown", "err", err)
 	}

@@ -19,6 +19,11 @@ type (
 	coordinated interface {
 		Coordinator(replica string, log *slog.Logger) (core.Coordinator, func())
 	}
+	// alive is a coordinator that tells whether this replica can show it
+	// is alive (DESIGN §16).
+	alive interface {
+		Alive() (ok bool, detail string)
+	}
 	migrator interface {
 		Migrate(ctx context.Context) (applied []string, err error)
 		SchemaVersion(ctx context.Context) (int, error)

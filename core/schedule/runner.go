@@ -55,8 +55,18 @@ type Runner struct {
 	Poll time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Alive, when set, tells whether this replica can show it is alive
+	// (DESIGN §16); while it cannot, it fires nothing (a live replica
+	// claims the fire instead).
+	Alive func() (bool, string)
 
-	wg sync.WaitGroup
+	loops     sync.WaitGroup // the schedules' loops
+	watchers  sync.WaitGroup // the fires being watched
+	stopOnce  sync.Once
+	stop      chan struct{} // closed by Stop
+	closeOnce sync.Once
+	mu        sync.Mutex
+	finished  bool // Stop's runsFinished
 }
 
 func (r *Runner) defaults() {
@@ -72,22 +82,41 @@ func (r *Runner) defaults() {
 	if r.Log == nil {
 		r.Log = slog.New(slog.DiscardHandler)
 	}
+	r.stopOnce.Do(func() { r.stop = make(chan struct{}) })
 }
 
-// Run fires every schedule until ctx ends, then waits for the fires it
-// started to be recorded.
+// Run fires every schedule until ctx ends. The fires it started are
+// watched until their runs end or Stop.
 func (r *Runner) Run(ctx context.Context) error {
 	r.defaults()
 	for _, s := range r.Schedules {
-		r.wg.Add(1)
+		r.loops.Add(1)
 		go func() {
-			defer r.wg.Done()
+			defer r.loops.Done()
 			r.loop(ctx, s)
 		}()
 	}
 	<-ctx.Done()
-	r.wg.Wait()
+	r.loops.Wait()
 	return nil
+}
+
+// Stop records the fires still watched, once the engine has shut down
+// (a graceful shutdown, DESIGN §16): done when their run is over and
+// runsFinished (the engine's runs all ended, none was cut short),
+// interrupted otherwise. It returns when they are recorded or ctx ends.
+func (r *Runner) Stop(ctx context.Context, runsFinished bool) {
+	r.defaults()
+	r.mu.Lock()
+	r.finished = runsFinished
+	r.mu.Unlock()
+	r.closeOnce.Do(func() { close(r.stop) })
+	done := make(chan struct{})
+	go func() { r.watchers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 func (r *Runner) loop(ctx context.Context, s Schedule) {
@@ -125,6 +154,12 @@ func (r *Runner) loop(ctx context.Context, s Schedule) {
 func (r *Runner) fire(ctx context.Context, s Schedule, at time.Time) {
 	r.defaults()
 	log := r.Log.With("schedule", s.Name, "fire", at.UTC().Format(time.RFC3339))
+	if r.Alive != nil {
+		if ok, why := r.Alive(); !ok {
+			log.Warn("schedule: not firing: this replica cannot show it is alive (a live one fires it)", "why", why)
+			return
+		}
+	}
 	won, skipped, err := r.Ledger.ClaimFire(ctx, core.Fire{Name: s.Name, At: at, By: r.Replica}, r.Now().Add(-r.StaleAfter))
 	switch {
 	case err != nil:
@@ -145,23 +180,37 @@ func (r *Runner) fire(ctx context.Context, s Schedule, at time.Time) {
 		r.finish(s, at, conv, core.FireFailed)
 		return
 	}
-	r.wg.Add(1)
+	r.watchers.Add(1)
 	go func() {
-		defer r.wg.Done()
-		r.watch(ctx, s, at, conv)
+		defer r.watchers.Done()
+		r.watch(context.WithoutCancel(ctx), s, at, conv)
 	}()
 }
 
-// watch records the fire done once its conversation is idle. When ctx ends
-// first (shutdown), the fire stays running: its run is checkpointed or
-// recovered elsewhere, and StaleAfter bounds how long it holds off later
-// fires.
+// watch records the fire done once its conversation is idle. The end of
+// the schedules' context does not stop it (the engine lets runs finish
+// after it); Stop or the end of ctx does, and records the fire as Stop
+// says.
 func (r *Runner) watch(ctx context.Context, s Schedule, at time.Time, conv string) {
 	t := time.NewTicker(r.Poll)
 	defer t.Stop()
 	for r.Target.Busy(ctx, conv) {
 		select {
 		case <-ctx.Done():
+			r.finish(s, at, conv, core.FireInterrupted)
+			return
+		case <-r.stop:
+			r.mu.Lock()
+			finished := r.finished
+			r.mu.Unlock()
+			bctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			busy := r.Target.Busy(bctx, conv)
+			cancel()
+			outcome := core.FireInterrupted
+			if finished && !busy {
+				outcome = core.FireDone
+			}
+			r.finish(s, at, conv, outcome)
 			return
 		case <-t.C:
 		}
@@ -191,16 +240,33 @@ func (r *Runner) FireNow(ctx context.Context, s Schedule) (convKey string, err e
 		return "", fmt.Errorf("schedule %s: the fire at %s was claimed already; try again in a second", s.Name, at.Format(time.RFC3339))
 	case skipped:
 		r.Target.Skipped(ctx, s, at)
-		return "", fmt.Errorf("schedule %s: skipped: the previous run is still going", s.Name)
+		return "", fmt.Errorf("schedule %s: skipped: the previous run is still going%s", s.Name, r.blocker(ctx, s, at))
 	}
 	conv, err := r.Target.Start(ctx, s, at)
 	if err != nil {
 		r.finish(s, at, conv, core.FireFailed)
 		return conv, err
 	}
+	r.watchers.Add(1)
 	r.watch(ctx, s, at, conv)
+	r.watchers.Done()
 	if ctx.Err() != nil {
 		return conv, ctx.Err()
 	}
 	return conv, nil
+}
+
+// blocker names the running fire that made the fire at at skip, as
+// " (fire of 09:00:00 UTC on replica X)".
+func (r *Runner) blocker(ctx context.Context, s Schedule, at time.Time) string {
+	fires, err := r.Ledger.Fires(ctx, s.Name, 10)
+	if err != nil {
+		return ""
+	}
+	for _, f := range fires {
+		if f.At.Before(at) && f.Outcome == core.FireRunning {
+			return fmt.Sprintf(" (the fire of %s, on replica %s)", f.At.UTC().Format(time.RFC3339), f.By)
+		}
+	}
+	return ""
 }

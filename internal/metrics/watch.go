@@ -22,6 +22,9 @@ type Sources struct {
 	Adapters func() []AdapterState
 	// MCPServers reports the tool host's servers (tools.Host.States).
 	MCPServers func() []tools.ServerState
+	// Liveness reports whether this replica can show it is alive
+	// (DESIGN §16).
+	Liveness func() bool
 }
 
 // AdapterState is one chat adapter's connection, as its Health says.
@@ -51,6 +54,8 @@ var (
 		"1 when the chat adapter is connected to its platform (see /readyz for why not), else 0.", []string{"adapter"}, nil)
 	mcpUpDesc = prometheus.NewDesc("opsgate_mcp_server_up",
 		"1 when this process has a live connection to the MCP server, else 0 (servers start on first use).", []string{"server"}, nil)
+	livenessDesc = prometheus.NewDesc("opsgate_replica_liveness",
+		"1 while this replica holds its liveness in the store (it claims, takes up and fires), else 0 (see /readyz).", nil, nil)
 	mcpFailedDesc = prometheus.NewDesc("opsgate_mcp_server_failed",
 		"1 when the MCP server's last start or call failed (it is restarted on next use), else 0.", []string{"server"}, nil)
 )
@@ -62,7 +67,7 @@ type scraped struct {
 }
 
 func (c *scraped) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{pendingDesc, oldestDesc, activeDesc, sendErrorsDesc, adapterDesc, mcpUpDesc, mcpFailedDesc} {
+	for _, d := range []*prometheus.Desc{pendingDesc, oldestDesc, activeDesc, sendErrorsDesc, adapterDesc, mcpUpDesc, mcpFailedDesc, livenessDesc} {
 		ch <- d
 	}
 }
@@ -88,6 +93,9 @@ func (c *scraped) Collect(ch chan<- prometheus.Metric) {
 	}
 	if c.src.SendErrors != nil {
 		ch <- prometheus.MustNewConstMetric(sendErrorsDesc, prometheus.CounterValue, float64(c.src.SendErrors()))
+	}
+	if c.src.Liveness != nil {
+		ch <- prometheus.MustNewConstMetric(livenessDesc, prometheus.GaugeValue, bit(c.src.Liveness()))
 	}
 	if c.src.Adapters != nil {
 		for _, a := range c.src.Adapters() {

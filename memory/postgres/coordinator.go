@@ -28,15 +28,19 @@ const signalChannel = "opsgate_signals"
 type Coordinator struct {
 	s       *Store
 	replica string
-	// alive is this replica's liveness lease: while it is held (by the
-	// server, on a connection of its own) the replica is alive; when the
-	// process dies the server drops it at once, and its conversations are
-	// free without waiting for their holds to lapse.
-	alive   core.Lease
+	// live is this replica's liveness (see liveness.go): a lock held on a
+	// connection of its own, taken again whenever it is lost.
+	live liveness
+	// grace is how long this replica holds its lock before it judges
+	// another dead (holdFor).
+	grace   time.Duration
 	log     *slog.Logger
 	signals chan core.Signal
 	cancel  context.CancelFunc
 	done    sync.WaitGroup
+	// stopLive ends keepAlive, which drops the lock; liveDone is its end.
+	stopLive context.CancelFunc
+	liveDone sync.WaitGroup
 }
 
 var _ core.Coordinator = (*Coordinator)(nil)
@@ -45,13 +49,18 @@ var _ core.Coordinator = (*Coordinator)(nil)
 // must be unique among live replicas) until Close.
 func (s *Store) Coordinator(replica string, log *slog.Logger) (core.Coordinator, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Coordinator{s: s, replica: replica, log: log, signals: make(chan core.Signal, 256), cancel: cancel}
-	if l, ok, err := s.TryLease(ctx, "replica:"+replica); err == nil && ok {
-		c.alive = l
-	} else {
-		// Without it, a dead replica's conversations wait for holdFor.
-		log.Warn("take the replica's liveness lease", "replica", replica, "held_elsewhere", err == nil, "err", err)
+	c := &Coordinator{s: s, replica: replica, log: log, signals: make(chan core.Signal, 256), cancel: cancel, grace: holdFor}
+	c.live.detail = "not taken yet"
+	// The first attempt is made here, so that what runs right after
+	// (recovery at start) finds this replica alive.
+	conn, err := c.takeLiveness(ctx)
+	if err != nil {
+		c.setDead("take the liveness lock: " + err.Error())
 	}
+	lctx, stopLive := context.WithCancel(context.Background())
+	c.stopLive = stopLive
+	c.liveDone.Add(1)
+	go func() { defer c.liveDone.Done(); c.keepAlive(lctx, conn) }()
 	c.done.Add(2)
 	go func() { defer c.done.Done(); c.heartbeat(ctx) }()
 	go func() { defer c.done.Done(); c.listen(ctx) }()
@@ -63,9 +72,8 @@ func (s *Store) Coordinator(replica string, log *slog.Logger) (core.Coordinator,
 func (c *Coordinator) Close() {
 	c.cancel()
 	c.done.Wait()
-	if c.alive != nil {
-		defer c.alive.Release()
-	}
+	// The lock goes after the holds: never absent while they are there.
+	defer func() { c.stopLive(); c.liveDone.Wait() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = c.s.inTx(ctx, func(tx pgx.Tx) error {
@@ -75,16 +83,22 @@ func (c *Coordinator) Close() {
 }
 
 // Claim takes the conversation unless another replica holds it and is
-// alive (its heartbeat renewed the hold).
+// not dead by the rule of liveness.go. It fails while this replica cannot
+// show it is alive itself.
 func (c *Coordinator) Claim(ctx context.Context, convKey string) (bool, error) {
+	alive, judge := c.judging()
+	if !alive {
+		return false, fmt.Errorf("postgres: claim %s: %w", convKey, errNotAlive)
+	}
 	var held bool
 	err := c.s.inTx(ctx, func(tx pgx.Tx) error {
 		var holder string
 		err := tx.QueryRow(ctx, `INSERT INTO conv_holders (conv_key, holder, expires_at)
 			VALUES ($1, $2, now() + $3::interval)
 			ON CONFLICT (conv_key) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-			WHERE conv_holders.holder = excluded.holder OR conv_holders.expires_at < now() OR NOT `+holderAlive+`
-			RETURNING holder`, convKey, c.replica, holdFor.String()).Scan(&holder)
+			WHERE conv_holders.holder = excluded.holder
+				OR $4 AND conv_holders.expires_at < now() AND NOT `+holderAlive+`
+			RETURNING holder`, convKey, c.replica, holdFor.String(), judge).Scan(&holder)
 		if errors.Is(err, pgx.ErrNoRows) {
 			held = false
 			return nil
@@ -128,7 +142,9 @@ func (c *Coordinator) Signal(ctx context.Context, sig core.Signal) (bool, error)
 	delivered := false
 	err := c.s.inTx(ctx, func(tx pgx.Tx) error {
 		var holder string
-		err := tx.QueryRow(ctx, `SELECT holder FROM conv_holders WHERE conv_key = $1 AND expires_at > now() AND `+holderAlive, sig.ConvKey).Scan(&holder)
+		// A holder that is not dead by the rule of liveness.go gets it
+		// (one re-taking its lock gets it after a re-sync).
+		err := tx.QueryRow(ctx, `SELECT holder FROM conv_holders WHERE conv_key = $1 AND (expires_at > now() OR `+holderAlive+`)`, sig.ConvKey).Scan(&holder)
 		if errors.Is(err, pgx.ErrNoRows) || err == nil && holder == c.replica {
 			delivered = false
 			return nil
@@ -154,7 +170,8 @@ func (c *Coordinator) Signal(ctx context.Context, sig core.Signal) (bool, error)
 // Signals delivers the signals for this replica.
 func (c *Coordinator) Signals() <-chan core.Signal { return c.signals }
 
-// heartbeat renews this replica's holds.
+// heartbeat renews this replica's holds while it is alive: a replica
+// that cannot show it is alive lets them lapse.
 func (c *Coordinator) heartbeat(ctx context.Context) {
 	t := time.NewTicker(holdFor / 3)
 	defer t.Stop()
@@ -164,13 +181,20 @@ func (c *Coordinator) heartbeat(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		err := c.s.inTx(ctx, func(tx pgx.Tx) error {
-			_, err := tx.Exec(ctx, `UPDATE conv_holders SET expires_at = now() + $2::interval WHERE holder = $1`, c.replica, holdFor.String())
-			return err
-		})
-		if err != nil && ctx.Err() == nil {
-			c.log.Warn("renew held conversations", "err", err)
+		if alive, _ := c.judging(); alive {
+			c.renew(ctx)
 		}
+	}
+}
+
+// renew extends this replica's holds by holdFor.
+func (c *Coordinator) renew(ctx context.Context) {
+	err := c.s.inTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE conv_holders SET expires_at = now() + $2::interval WHERE holder = $1`, c.replica, holdFor.String())
+		return err
+	})
+	if err != nil && ctx.Err() == nil {
+		c.log.Warn("renew held conversations", "err", err)
 	}
 }
 

@@ -25,12 +25,17 @@ func (s *Store) ClaimFire(ctx context.Context, f core.Fire, busySince time.Time)
 		}
 		var outcome string
 		var claimed time.Time
-		err := tx.QueryRow(ctx, `SELECT outcome, claimed_at FROM schedule_fires WHERE name = $1 AND fire_at < $2 AND outcome <> 'skipped'
-			ORDER BY fire_at DESC LIMIT 1`, f.Name, f.At).Scan(&outcome, &claimed)
+		var alive bool
+		// A running fire blocks only while its replica is alive (DESIGN
+		// §16): it holds its liveness lock, or has holds that have not
+		// lapsed (it may be re-taking its lock after an outage).
+		err := tx.QueryRow(ctx, `SELECT outcome, claimed_at, `+fireReplicaAlive+` FROM schedule_fires f
+			WHERE name = $1 AND fire_at < $2 AND outcome <> 'skipped'
+			ORDER BY fire_at DESC LIMIT 1`, f.Name, f.At).Scan(&outcome, &claimed, &alive)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		skipped = err == nil && outcome == core.FireRunning && !claimed.Before(busySince)
+		skipped = err == nil && outcome == core.FireRunning && !claimed.Before(busySince) && alive
 		out := core.FireRunning
 		var finished any
 		if skipped {
@@ -51,6 +56,15 @@ func (s *Store) ClaimFire(ctx context.Context, f core.Fire, busySince time.Time)
 	}
 	return won, skipped, nil
 }
+
+// fireReplicaAlive is true while the replica that claimed fire f is alive:
+// its liveness lock (the one holderAlive looks for) is held, or it holds a
+// conversation whose hold has not lapsed.
+const fireReplicaAlive = `(EXISTS (SELECT 1 FROM pg_locks l
+	WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+	AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+	AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended('opsgate:lease:replica:' || f.claimed_by, 0))
+	OR EXISTS (SELECT 1 FROM conv_holders h WHERE h.holder = f.claimed_by AND h.expires_at > now()))`
 
 // FinishFire records how a claimed fire ended.
 func (s *Store) FinishFire(ctx context.Context, name string, at time.Time, convKey, outcome string) error {

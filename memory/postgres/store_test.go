@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -159,50 +158,4 @@ func TestLeaseLostWhenItsConnectionDies(t *testing.T) {
 	}
 	l2.Release()
 	l.Release()
-}
-
-// A dead replica's conversations are free at once: its liveness lease went
-// with its connection, without waiting for the hold to lapse.
-func TestClaimFromADeadHolderAtOnce(t *testing.T) {
-	url := pgtest.DB(t)
-	a, b := open(t, url), open(t, url)
-	log := slog.New(slog.DiscardHandler)
-	ca, closeA := a.Coordinator("replica-a", log)
-	cb, closeB := b.Coordinator("replica-b", log)
-	defer closeB()
-	ctx := t.Context()
-	if held, err := ca.Claim(ctx, "conv-1"); err != nil || !held {
-		t.Fatalf("a's Claim = %v, %v", held, err)
-	}
-	if held, err := cb.Claim(ctx, "conv-1"); err != nil || held {
-		t.Fatalf("b's Claim while a lives = %v, %v; want not held", held, err)
-	}
-	if delivered, err := cb.Signal(ctx, core.Signal{Kind: core.SignalInbound, ConvKey: "conv-1"}); err != nil || !delivered {
-		t.Fatalf("b's Signal to a living holder = %v, %v; want delivered", delivered, err)
-	}
-	// a dies: the server drops its connections (its pool's and its lease's).
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks
-		WHERE locktype = 'advisory' AND ((classid::bigint << 32) | objid::bigint) = hashtextextended('opsgate:lease:replica:replica-a', 0)`); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		held, err := cb.Claim(ctx, "conv-1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if held {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("b could not claim a dead replica's conversation within 5 s (the hold lasts 15 s)")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	closeA()
 }

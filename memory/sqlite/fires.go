@@ -22,14 +22,16 @@ func (s *Store) ClaimFire(ctx context.Context, f core.Fire, busySince time.Time)
 			f.Name, f.At.UnixMicro()).Scan(&n); err != nil || n > 0 {
 			return err
 		}
-		var outcome string
+		var outcome, by string
 		var claimed int64
-		err := tx.queryRow(ctx, `SELECT outcome, claimed_at FROM schedule_fires WHERE name = ? AND fire_at < ? AND outcome <> 'skipped'
-			ORDER BY fire_at DESC LIMIT 1`, f.Name, f.At.UnixMicro()).Scan(&outcome, &claimed)
+		err := tx.queryRow(ctx, `SELECT outcome, claimed_at, claimed_by FROM schedule_fires WHERE name = ? AND fire_at < ? AND outcome <> 'skipped'
+			ORDER BY fire_at DESC LIMIT 1`, f.Name, f.At.UnixMicro()).Scan(&outcome, &claimed, &by)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		skipped = err == nil && outcome == core.FireRunning && claimed >= busySince.UnixMicro()
+		// A running fire blocks only while its process lives (DESIGN §16):
+		// it holds the lease replica:<by> until it exits, even by kill -9.
+		skipped = err == nil && outcome == core.FireRunning && claimed >= busySince.UnixMicro() && s.leaseHeld("replica:"+by)
 		out := core.FireRunning
 		var finished sql.NullInt64
 		if skipped {

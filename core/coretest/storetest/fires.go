@@ -57,10 +57,28 @@ func testFireClaimConcurrent(t *testing.T, s core.Store) {
 	}
 }
 
-// A fire while the previous one still runs is skipped, unless the previous
-// one was claimed before busySince (its process is presumed dead).
+// replicaAlive holds the lease by which the ledger knows replica by alive
+// (DESIGN §16) until the test ends.
+func replicaAlive(t *testing.T, s core.Store, by string) core.Lease {
+	t.Helper()
+	leaser, ok := s.(core.Leaser)
+	if !ok {
+		t.Fatalf("%T does not implement core.Leaser", s)
+	}
+	lease, ok, err := leaser.TryLease(t.Context(), "replica:"+by)
+	if err != nil || !ok {
+		t.Fatalf("TryLease replica:%s = %v, %v", by, ok, err)
+	}
+	t.Cleanup(lease.Release)
+	return lease
+}
+
+// A fire while the previous one still runs (its replica alive) is
+// skipped, unless the previous one was claimed before busySince (its
+// process is presumed dead).
 func testFireSkippedWhileRunning(t *testing.T, s core.Store) {
 	l, ctx := ledger(t, s), t.Context()
+	replicaAlive(t, s, "a")
 	if _, _, err := l.ClaimFire(ctx, core.Fire{Name: "slow", At: at(0), By: "a"}, at(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
@@ -91,5 +109,25 @@ func testFireSkippedWhileRunning(t *testing.T, s core.Store) {
 	diff(t, "outcomes, latest first", []string{core.FireRunning, core.FireSkipped, core.FireSkipped, core.FireRunning}, outcomes)
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A fire left running by a process that is gone (its lease released, as
+// the system does when the process exits, even by kill -9) blocks nothing:
+// the next fire runs and the fire does not wait for busySince (issue 20).
+func testFireOfAGoneReplicaBlocksNothing(t *testing.T, s core.Store) {
+	l, ctx := ledger(t, s), t.Context()
+	lease := replicaAlive(t, s, "gone")
+	if _, _, err := l.ClaimFire(ctx, core.Fire{Name: "nightly", At: at(0), By: "gone"}, at(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	won, skipped, err := l.ClaimFire(ctx, core.Fire{Name: "nightly", At: at(time.Minute), By: "b"}, time.Now().Add(-time.Hour))
+	if err != nil || !won || !skipped {
+		t.Fatalf("ClaimFire while a live replica's fire runs = %v, %v, %v; want won and skipped", won, skipped, err)
+	}
+	lease.Release() // the process is gone
+	won, skipped, err = l.ClaimFire(ctx, core.Fire{Name: "nightly", At: at(2 * time.Minute), By: "b"}, time.Now().Add(-time.Hour))
+	if err != nil || !won || skipped {
+		t.Fatalf("ClaimFire after the running fire's replica is gone = %v, %v, %v; want won, not skipped", won, skipped, err)
 	}
 }

@@ -78,6 +78,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"FireClaimedOnce", testFireClaimedOnce},
 		{"FireClaimConcurrent", testFireClaimConcurrent},
 		{"FireSkippedWhileRunning", testFireSkippedWhileRunning},
+		{"FireOfAGoneReplicaBlocksNothing", testFireOfAGoneReplicaBlocksNothing},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,13 @@
+package postgres
+
+import "github.com/opsgate/opsgate/core"
+
+// Crash stops c as its process's death would: its lock and heartbeat end,
+// its holds stay behind to lapse.
+func Crash(c core.Coordinator) {
+	k := c.(*Coordinator)
+	k.cancel()
+	k.done.Wait()
+	k.stopLive()
+	k.liveDone.Wait()
+}
