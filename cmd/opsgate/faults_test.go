@@ -30,7 +30,6 @@ import (
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
 	"github.com/opsgate/opsgate/internal/faultproxy"
 	"github.com/opsgate/opsgate/internal/pgtest"
-	"github.com/opsgate/opsgate/memory/postgres"
 )
 
 // faultScenarios is how many fault scenarios run at once unless -parallel
@@ -567,21 +566,6 @@ func tickModel(t *testing.T) (*llmfake.Server, func(bool)) {
 	return model, func(v bool) { <-slow; slow <- v }
 }
 
-// fires reads the fire ledger of schedule tick.
-func fires(t *testing.T, dbURL string) []core.Fire {
-	t.Helper()
-	store, err := postgres.Open(context.Background(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	fs, err := store.Fires(context.Background(), "tick", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fs
-}
-
 // midFire: both replicas go (end) while a fire of an "@every 4s"
 // schedule runs; two new replicas fire the next one on time (not skipped
 // because of the old fire), and `opsgate schedules run tick` fires at once.
@@ -600,7 +584,7 @@ func midFire(t *testing.T, end func(a, b *replica), lapse time.Duration) {
 	waitFor(t, 30*time.Second, "a fire's run to ask the model", func() bool { return len(model.Requests()) >= 1 })
 	end(a, b)
 	setSlow(false)
-	for _, f := range fires(t, dbURL) {
+	for _, f := range fires(t, dbURL, "tick") {
 		t.Logf("fire before the restart: %s %s by %s", f.At.Format(time.TimeOnly), f.Outcome, f.By)
 	}
 
@@ -613,7 +597,7 @@ func midFire(t *testing.T, end func(a, b *replica), lapse time.Duration) {
 	due := serving.Add(lapse).Truncate(every).Add(every)
 	var ran core.Fire
 	waitFor(t, time.Until(due)+30*time.Second, "a fire after the restart to complete", func() bool {
-		for _, f := range fires(t, dbURL) {
+		for _, f := range fires(t, dbURL, "tick") {
 			if !f.At.Before(first) && f.Outcome == core.FireDone {
 				ran = f
 				return true
@@ -622,7 +606,7 @@ func midFire(t *testing.T, end func(a, b *replica), lapse time.Duration) {
 		return false
 	})
 	t.Logf("first fire done after the restart: %s (%s after the new replicas served)", ran.At.Format(time.TimeOnly), ran.At.Sub(serving).Round(time.Millisecond))
-	for _, f := range fires(t, dbURL) {
+	for _, f := range fires(t, dbURL, "tick") {
 		if !f.At.Before(due) && f.Outcome == core.FireSkipped {
 			t.Errorf("the fire at %s was skipped after the restart", f.At.Format(time.TimeOnly))
 		}
@@ -634,7 +618,7 @@ func midFire(t *testing.T, end func(a, b *replica), lapse time.Duration) {
 	// Right after a fire completed (the next is 4 s away, and runs in
 	// well under a second now), so no live replica's fire is running.
 	waitFor(t, 2*every, "the next fire to complete", func() bool {
-		for _, f := range fires(t, dbURL) {
+		for _, f := range fires(t, dbURL, "tick") {
 			if f.At.After(ran.At) && f.Outcome == core.FireDone {
 				return true
 			}
@@ -651,7 +635,7 @@ func midFire(t *testing.T, end func(a, b *replica), lapse time.Duration) {
 	d.stop()
 
 	seen := map[time.Time]int{}
-	for _, f := range fires(t, dbURL) {
+	for _, f := range fires(t, dbURL, "tick") {
 		if seen[f.At]++; seen[f.At] > 1 {
 			t.Errorf("the fire at %s is in the ledger twice", f.At)
 		}
