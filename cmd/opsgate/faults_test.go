@@ -70,6 +70,10 @@ const (
 	slowAnswerEnd = "END-payments."
 	afterQuestion = "and checkout?"
 	afterAnswer   = "Checkout is fine. END-checkout."
+	// tickEvery is the schedule the PostgreSQL scenarios' replicas fire
+	// meanwhile (answered in the log only): fires must go on after the fault.
+	tickEvery    = 5 * time.Second
+	tickSchedule = "schedules:\n  - {name: tick, cron: '@every 5s', prompt: 'tick', target: log}\n"
 )
 
 // lastUser is the text of a request's last user message.
@@ -81,9 +85,9 @@ func lastUser(req llmfake.Request) string {
 	return us[len(us)-1]
 }
 
-// outageModel streams a long answer (60 words, 150 ms apart: 9 s) to
+// outageModel streams a long answer (60 words over streamFor) to
 // slowQuestion and a short one to afterQuestion.
-func outageModel(t *testing.T) *llmfake.Server {
+func outageModel(t *testing.T, streamFor time.Duration) *llmfake.Server {
 	model := llmfake.New(t)
 	var long strings.Builder
 	long.WriteString("Payments")
@@ -96,9 +100,11 @@ func outageModel(t *testing.T) *llmfake.Server {
 		case isTitleRequest(req):
 			return llmfake.Reply{Text: "Payments"}
 		case lastUser(req) == slowQuestion:
-			return llmfake.Reply{Text: long.String(), TokenDelay: 150 * time.Millisecond}
+			return llmfake.Reply{Text: long.String(), TokenDelay: streamFor / 60}
 		case lastUser(req) == afterQuestion:
 			return llmfake.Reply{Text: afterAnswer}
+		case lastUser(req) == "tick":
+			return llmfake.Reply{Text: "tock"}
 		}
 		return llmfake.Reply{Text: "unexpected request " + lastUser(req)}
 	})
@@ -146,6 +152,10 @@ type faultPairOpts struct {
 	durable bool
 	// proxied connects a to PostgreSQL through a faultproxy.
 	proxied bool
+	// streamFor is how long the first answer streams: longer than the
+	// fault, so that the run is still going on a when the store returns
+	// (a run that ended meanwhile leaves nothing to take up).
+	streamFor time.Duration
 }
 
 func startFaultPair(t *testing.T, model *llmfake.Server, o faultPairOpts) *faultPair {
@@ -170,7 +180,7 @@ func startFaultPair(t *testing.T, model *llmfake.Server, o faultPairOpts) *fault
 		urlA = fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable", p.proxy.Addr())
 	}
 	// followup: each message gets a run (and an answer) of its own.
-	extra := telegramConfig(p.tg) + "session:\n  queue_mode: followup\n"
+	extra := telegramConfig(p.tg) + "session:\n  queue_mode: followup\n" + tickSchedule
 	dirA := t.TempDir()
 	cfgA := writeConfig(t, dirA, model.URL, "", extra)
 	setStoreURL(t, cfgA, urlA)
@@ -207,7 +217,8 @@ func assertAlive(t *testing.T, rs ...*replica) {
 }
 
 // assertQuiet watches for window and fails if meanwhile a replica took up
-// a run, the model was asked anything, or the chat changed.
+// a run, the model was asked anything (but the schedule's fires), or the
+// chat changed.
 func assertQuiet(t *testing.T, window time.Duration, tg *telegramtest.Server, chat int64, model *llmfake.Server, rs ...*replica) {
 	t.Helper()
 	shown := func() string {
@@ -217,12 +228,21 @@ func assertQuiet(t *testing.T, window time.Duration, tg *telegramtest.Server, ch
 		}
 		return b.String()
 	}
-	ups, calls, chat0 := takeUps(rs...), len(model.Requests()), shown()
+	asked := func() int {
+		n := 0
+		for _, r := range model.Requests() {
+			if lastUser(r) != "tick" {
+				n++
+			}
+		}
+		return n
+	}
+	ups, calls, chat0 := takeUps(rs...), asked(), shown()
 	time.Sleep(window)
 	if n := takeUps(rs...); n != ups {
 		t.Errorf("in the %s after the fault, replicas took up %d runs (%d before)", window, n-ups, ups)
 	}
-	if n := len(model.Requests()); n != calls {
+	if n := asked(); n != calls {
 		t.Errorf("in the %s after the fault, the model was asked %d more times", window, n-calls)
 	}
 	if now := shown(); now != chat0 {
@@ -245,7 +265,7 @@ func auditVerify(t *testing.T, dir, cfg string) {
 // the fault is answered once; then for quietWindow nothing is taken up,
 // asked or posted; and the audit chain verifies.
 func outageScenario(t *testing.T, o faultPairOpts, fault func(p *faultPair)) {
-	model := outageModel(t)
+	model := outageModel(t, o.streamFor)
 	p := startFaultPair(t, model, o)
 	chat, alice := telegramtest.PrivateChat(42), telegramtest.User(42, "alice")
 	msgs := func() []telegramtest.Message { return p.tg.Messages(42) }
@@ -265,8 +285,21 @@ func outageScenario(t *testing.T, o faultPairOpts, fault func(p *faultPair)) {
 	waitFor(t, 60*time.Second, "the message sent after the fault to be answered", func() bool { return answered(msgs(), afterAnswer) })
 	t.Logf("second message answered %s after the store came back", time.Since(back).Round(time.Millisecond))
 
+	quiet := time.Now()
 	assertQuiet(t, quietWindow, p.tg, 42, model, p.a, p.b)
 	assertAlive(t, p.a, p.b)
+
+	// The schedule kept firing through the quiet window, each fire once
+	// (the ledger has one row per fire time) and none left blocking.
+	done := 0
+	for _, f := range fires(t, p.pg.URL("postgres"), "tick") {
+		if f.At.After(quiet) && f.At.Before(quiet.Add(quietWindow-tickEvery)) && f.Outcome == core.FireDone {
+			done++
+		}
+	}
+	if want := int(quietWindow/tickEvery) / 2; done < want {
+		t.Errorf("%d fires of an @every %s schedule done in the %s after the fault, want at least %d", done, tickEvery, quietWindow, want)
+	}
 
 	full := count(msgs(), slowAnswerEnd)
 	if full > 1 || full == 0 && !answered(msgs(), "⚠️") {
@@ -299,7 +332,7 @@ func outageScenario(t *testing.T, o faultPairOpts, fault func(p *faultPair)) {
 // every advisory lock dropped) while a's answer streams.
 func TestFaultPostgresFastRestartAnswersOnce(t *testing.T) {
 	t.Parallel()
-	outageScenario(t, faultPairOpts{}, func(p *faultPair) {
+	outageScenario(t, faultPairOpts{streamFor: 9 * time.Second}, func(p *faultPair) {
 		if err := p.pg.Stop(); err != nil {
 			t.Fatal(err)
 		}
@@ -312,7 +345,7 @@ func TestFaultPostgresFastRestartAnswersOnce(t *testing.T) {
 // §16: PostgreSQL immediate restart (a crash and crash recovery).
 func TestFaultPostgresImmediateRestart(t *testing.T) {
 	t.Parallel()
-	outageScenario(t, faultPairOpts{durable: true}, func(p *faultPair) {
+	outageScenario(t, faultPairOpts{durable: true, streamFor: 9 * time.Second}, func(p *faultPair) {
 		if err := p.pg.StopImmediate(); err != nil {
 			t.Fatal(err)
 		}
@@ -325,7 +358,7 @@ func TestFaultPostgresImmediateRestart(t *testing.T) {
 // §16: PostgreSQL unreachable for 30 s (stopped, then started again).
 func TestFaultPostgresUnreachable30s(t *testing.T) {
 	t.Parallel()
-	outageScenario(t, faultPairOpts{}, func(p *faultPair) {
+	outageScenario(t, faultPairOpts{streamFor: 40 * time.Second}, func(p *faultPair) {
 		if err := p.pg.Stop(); err != nil {
 			t.Fatal(err)
 		}
@@ -341,7 +374,7 @@ func TestFaultPostgresUnreachable30s(t *testing.T) {
 // or RST either way; the server still sees a's sessions, and b a live a.
 func TestFaultSilentDrop20s(t *testing.T) {
 	t.Parallel()
-	outageScenario(t, faultPairOpts{proxied: true}, func(p *faultPair) {
+	outageScenario(t, faultPairOpts{proxied: true, streamFor: 30 * time.Second}, func(p *faultPair) {
 		p.proxy.Blackhole()
 		time.Sleep(20 * time.Second) // the outage itself
 		p.proxy.Resume()
