@@ -47,7 +47,7 @@ type Engine struct {
 	routed map[string]time.Time
 	// unrecorded are the runs that ended here whose end the store refused
 	// (unrecorded.go).
-	unrecorded map[string]Run
+	unrecorded map[string]Batch
 }
 
 // NewEngine checks the configuration and returns an engine; it starts nothing.

@@ -51,6 +51,13 @@ func (e *Engine) recoverInterrupted(ctx context.Context) int {
 		if cur, err := e.store.Run(ctx, r.ID); taken || err != nil || cur.Status != RunRunning {
 			continue
 		}
+		// A message is retried once (DESIGN §16): a run that was itself
+		// the retry ends with an error, said in the conversation, and is
+		// not run a third time.
+		if e.wasRetry(ctx, r) {
+			e.abandon(ctx, s, r)
+			continue
+		}
 		e.mu.Lock()
 		if s.interrupted[r.ID] {
 			e.mu.Unlock()
@@ -71,6 +78,39 @@ func (e *Engine) recoverInterrupted(ctx context.Context) int {
 		n++
 	}
 	return n
+}
+
+// RetryAbandoned is what a conversation is told when the run that retried
+// an interrupted one was interrupted too.
+const RetryAbandoned = "⚠️ The opsgate instance answering this stopped again while retrying it; it is not retried a second time. Please ask again."
+
+// wasRetry reports whether r took up an interrupted run: its events carry
+// the retry note.
+func (e *Engine) wasRetry(ctx context.Context, r Run) bool {
+	evs, err := e.store.Events(ctx, EventQuery{ConvKey: r.ConvKey, RunID: r.ID})
+	if err != nil {
+		return false
+	}
+	for _, ev := range evs {
+		if ev.Type == EventWorkflowError && ev.Text == RetryNote {
+			return true
+		}
+	}
+	return false
+}
+
+// abandon ends the interrupted retry r with an error and says so; nothing
+// of it runs again.
+func (e *Engine) abandon(ctx context.Context, s *session, r Run) {
+	r.Status, r.EndedAt = RunError, e.now()
+	r.Error = "interrupted: the opsgate instance running this retry stopped; not retried again"
+	if err := e.store.Apply(ctx, Batch{ConvKey: r.ConvKey, UpdateRun: &r}); err != nil {
+		e.log.Error("end an interrupted retry", "run", r.ID, "err", err)
+		return
+	}
+	e.log.Warn("an interrupted retry ends with an error; not retried again", "conv", r.ConvKey, "run", r.ID)
+	s.out.emit(r.ID, Event{Type: EventWorkflowError, Text: RetryAbandoned, Error: RetryAbandoned})
+	s.out.emit(r.ID, Event{Type: EventCompleted, Status: RunError, Text: RetryAbandoned})
 }
 
 // continueRun starts a run over the conversation as it stands, in place of

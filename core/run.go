@@ -224,7 +224,7 @@ func (e *Engine) final(ctx context.Context, rs *runState) {
 		e.log.Error("record run end", "run", rs.run.ID, "err", err)
 		e.flush(ctx, rs)
 		if rs.status != RunAwaitingApproval {
-			e.keepUnrecorded(rs.run)
+			e.keepUnrecorded(rs)
 		}
 	}
 	usage := rs.run.Usage

@@ -224,22 +224,24 @@ func (a *app) liveness() (bool, string) {
 
 // holdReplicaLease takes the lease replica:<name>, by which the fire
 // ledger tells a live process's fires from a gone one's, unless this
-// replica's coordinator holds it already.
-func (a *app) holdReplicaLease(ctx context.Context, name string) error {
+// replica's coordinator holds it already. Without it (the lease is held
+// under the same name, which only this process can do, or the store
+// failed) this process's fires look gone to the others: said, not fatal.
+func (a *app) holdReplicaLease(ctx context.Context, name string, log *slog.Logger) {
 	if a.coord != nil {
-		return nil
+		return
 	}
 	leaser, ok := a.store.(core.Leaser)
 	if !ok {
-		return nil
+		return
 	}
 	l, ok, err := leaser.TryLease(ctx, "replica:"+name)
-	if err != nil {
-		return fmt.Errorf("replica %s: take its liveness lease: %w", name, err)
+	switch {
+	case err != nil:
+		log.Warn("take this process's liveness lease; its fires will not hold later ones off", "replica", name, "err", err)
+	case !ok:
+		log.Warn("this process's liveness lease is held under the same name already", "replica", name)
+	default:
+		a.replicaLease = l
 	}
-	if !ok {
-		return fmt.Errorf("replica %s: its liveness lease is held by another process of the same name", name)
-	}
-	a.replicaLease = l
-	return nil
 }

@@ -261,10 +261,7 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 	}
 	// While this process runs the fire, its lease tells the replicas its
 	// fire is alive; once it exits, the fire blocks nothing.
-	if err := a.holdReplicaLease(ctx, replicaName()); err != nil {
-		e.fail(fmt.Errorf("schedules run: %w", err))
-		return exitError
-	}
+	a.holdReplicaLease(ctx, replicaName(), e.log)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go a.engine.Run(runCtx)

@@ -82,11 +82,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	}
 	// Without a coordinator (SQLite) this process's fires are known alive
 	// by its own lease.
-	if err := a.holdReplicaLease(ctx, replicaName()); err != nil {
-		e.fail(err)
-		e.closeApp(a)
-		return exitError
-	}
+	a.holdReplicaLease(ctx, replicaName(), e.log)
 	ref.e, ref.red, ref.store = a.engine, a.red, a.store
 	a.engine.Subscribe("", m.Subscriber(), core.SubscribeOptions{})
 	subscribeChats(a.engine, routed)

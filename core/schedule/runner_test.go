@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/schedule"
 	"github.com/opsgate/opsgate/memory/sqlite"
 )
@@ -76,3 +77,85 @@ func TestCatchUpRunsTheMissedFireOnce(t *testing.T) {
 		t.Fatalf("without catch_up a missed fire ran: %v", got)
 	}
 }
+
+// A replica that cannot show it is alive fires nothing (issue 20): the
+// fire is left for a live replica to claim.
+func TestNoFireWhileNotAlive(t *testing.T) {
+	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "opsgate.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	spec, err := schedule.Parse("0 9 * * *")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 24, 9, 20, 0, 0, time.UTC) // 20 min after the 09:00 fire
+	run := func(alive bool) *target {
+		tg := &target{}
+		r := &schedule.Runner{
+			Schedules: []schedule.Schedule{{Name: "daily", Spec: spec, Prompt: "health", Target: "log", CatchUp: 30 * time.Minute}},
+			Ledger:    store, Target: tg, Replica: "test", Now: func() time.Time { return now }, Poll: time.Millisecond,
+			Alive: func() (bool, string) { return alive, "the store is down" },
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		r.Run(ctx)
+		return tg
+	}
+	if got := run(false).fires(); len(got) != 0 {
+		t.Fatalf("a replica that is not alive fired %v", got)
+	}
+	if got := run(true).fires(); len(got) != 1 {
+		t.Fatalf("a live replica after it: fires %v, want the missed one", got)
+	}
+}
+
+// Stop records a fire still watched: interrupted when its run is still
+// going (or the engine cut runs short), done when it ended and every run
+// finished; a fire is never left running (issue 20).
+func TestStopRecordsWatchedFires(t *testing.T) {
+	for _, tc := range []struct {
+		busy, finished bool
+		want           string
+	}{
+		{busy: true, finished: false, want: core.FireInterrupted},
+		{busy: true, finished: true, want: core.FireInterrupted},
+	} {
+		store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "opsgate.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, err := schedule.Parse("0 9 * * *")
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Date(2026, 11, 24, 9, 20, 0, 0, time.UTC)
+		tg := &busyTarget{busy: tc.busy}
+		r := &schedule.Runner{
+			Schedules: []schedule.Schedule{{Name: "daily", Spec: spec, Prompt: "health", Target: "log", CatchUp: 30 * time.Minute}},
+			Ledger:    store, Target: tg, Replica: "test", Now: func() time.Time { return now }, Poll: time.Millisecond,
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		r.Run(ctx)
+		cancel()
+		fs, err := store.Fires(t.Context(), "daily", 0)
+		if err != nil || len(fs) != 1 || fs[0].Outcome != core.FireRunning {
+			t.Fatalf("before Stop: fires %+v, %v; want one running", fs, err)
+		}
+		r.Stop(t.Context(), tc.finished)
+		fs, err = store.Fires(t.Context(), "daily", 0)
+		if err != nil || len(fs) != 1 || fs[0].Outcome != tc.want {
+			t.Fatalf("busy %v, finished %v: after Stop fires %+v, %v; want %s", tc.busy, tc.finished, fs, err, tc.want)
+		}
+		store.Close()
+	}
+}
+
+// busyTarget's runs never end by themselves.
+type busyTarget struct {
+	target
+	busy bool
+}
+
+func (b *busyTarget) Busy(context.Context, string) bool { return b.busy }

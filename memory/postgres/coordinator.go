@@ -50,7 +50,7 @@ var _ core.Coordinator = (*Coordinator)(nil)
 func (s *Store) Coordinator(replica string, log *slog.Logger) (core.Coordinator, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Coordinator{s: s, replica: replica, log: log, signals: make(chan core.Signal, 256), cancel: cancel, grace: holdFor}
-	c.live.detail = "not taken yet"
+	c.live.detail, c.live.back = "not taken yet", make(chan struct{})
 	// The first attempt is made here, so that what runs right after
 	// (recovery at start) finds this replica alive.
 	conn, err := c.takeLiveness(ctx)
@@ -86,6 +86,7 @@ func (c *Coordinator) Close() {
 // not dead by the rule of liveness.go. It fails while this replica cannot
 // show it is alive itself.
 func (c *Coordinator) Claim(ctx context.Context, convKey string) (bool, error) {
+	c.awaitAlive(ctx)
 	alive, judge := c.judging()
 	if !alive {
 		return false, fmt.Errorf("postgres: claim %s: %w", convKey, errNotAlive)

@@ -1,6 +1,10 @@
 package postgres
 
-import "github.com/opsgate/opsgate/core"
+import (
+	"time"
+
+	"github.com/opsgate/opsgate/core"
+)
 
 // Crash stops c as its process's death would: its lock and heartbeat end,
 // its holds stay behind to lapse.
@@ -11,3 +15,6 @@ func Crash(c core.Coordinator) {
 	k.stopLive()
 	k.liveDone.Wait()
 }
+
+// SetRetry sets how long s's operations wait for an unreachable server.
+func SetRetry(s *Store, d time.Duration) { s.retryFor = d }

@@ -48,8 +48,17 @@ const (
 	// then the server keeps the lock, so a path that drops packets for a
 	// while does not make this replica look dead to the others.
 	livenessGiveUp = 30 * time.Second
+	// staleSession: a session holding this replica's lock that has not
+	// spoken for this long is a stale one of this replica (see
+	// takeLiveness).
+	staleSession = 10 * time.Second
 	// livenessRetryMax bounds the wait between attempts to re-take it.
 	livenessRetryMax = 2 * time.Second
+	// claimWaitsAlive is how long a claim made while this replica is not
+	// alive waits for it to be again (as store calls wait for the store),
+	// so that a message or a decision in the moment after an outage is not
+	// left to a later sweep.
+	claimWaitsAlive = 5 * time.Second
 )
 
 // errNotAlive is Claim's answer while this replica cannot show it is
@@ -62,6 +71,26 @@ type liveness struct {
 	alive  bool
 	since  time.Time // when alive last became true
 	detail string    // why not alive
+	// back is closed (and replaced) when alive becomes true.
+	back chan struct{}
+}
+
+// awaitAlive waits up to claimWaitsAlive, or until ctx ends, for this
+// replica to be alive.
+func (c *Coordinator) awaitAlive(ctx context.Context) {
+	c.live.mu.Lock()
+	alive, back := c.live.alive, c.live.back
+	c.live.mu.Unlock()
+	if alive {
+		return
+	}
+	t := time.NewTimer(claimWaitsAlive)
+	defer t.Stop()
+	select {
+	case <-back:
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 // Alive reports whether this replica holds its liveness lock, and why not
@@ -88,6 +117,8 @@ func (c *Coordinator) setAlive() {
 	was := c.live.alive
 	if !was {
 		c.live.alive, c.live.since, c.live.detail = true, time.Now(), ""
+		close(c.live.back)
+		c.live.back = make(chan struct{})
 	}
 	c.live.mu.Unlock()
 	if !was {
@@ -165,11 +196,15 @@ func (c *Coordinator) takeLiveness(ctx context.Context) (*pgx.Conn, error) {
 	if !ok {
 		// Replica names are unique among live processes, so the holder
 		// is an earlier session of this one that the server has not seen
-		// end (its path went silent): end it and take the lock.
+		// end (its path went silent): end it and take the lock. A session
+		// that spoke lately (a live holder pings every livenessPing) is
+		// left alone: two processes under one name must not take the
+		// lock from each other in turn.
 		if _, err := conn.Exec(cctx, `SELECT pg_terminate_backend(l.pid) FROM pg_locks l
+			JOIN pg_stat_activity a ON a.pid = l.pid AND a.state_change < now() - $2::interval
 			WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND l.pid <> pg_backend_pid()
 			AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-			AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended($1, 0)`, c.lockKey()); err != nil {
+			AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended($1, 0)`, c.lockKey(), staleSession.String()); err != nil {
 			return fail(fmt.Errorf("end this replica's stale session: %w", err))
 		}
 		if _, err := conn.Exec(cctx, `SET lock_timeout = '5s'`); err != nil {

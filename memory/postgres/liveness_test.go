@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/enginetest"
@@ -137,23 +139,24 @@ func TestClaimFromADeadHolderOnceItsHoldLapses(t *testing.T) {
 }
 
 // A session of this replica that the server still holds (its path went
-// silent) does not keep the replica from re-taking its lock.
+// silent: it says nothing) does not keep the replica from re-taking its
+// lock.
 func TestLivenessRetakenFromAStaleSession(t *testing.T) {
 	url := pgtest.DB(t)
 	a := open(t, url)
-	// The stale session: the lock a replica-a of before holds.
-	stale, ok, err := a.TryLease(t.Context(), "replica:replica-a")
-	if err != nil || !ok {
-		t.Fatalf("TryLease = %v, %v", ok, err)
+	stale, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
 	}
-	defer stale.Release()
+	defer stale.Close(context.Background())
+	if _, err := stale.Exec(t.Context(), `SELECT pg_advisory_lock(hashtextextended('opsgate:lease:replica:replica-a', 0))`); err != nil {
+		t.Fatal(err)
+	}
 	ca, closeA := a.Coordinator("replica-a", slog.New(slog.DiscardHandler))
 	defer closeA()
-	waitAlive(t, ca, true, 15*time.Second)
-	select {
-	case <-stale.Lost():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the stale session still holds the lock")
+	waitAlive(t, ca, true, 30*time.Second)
+	if err := stale.Ping(t.Context()); err == nil {
+		t.Fatal("the stale session still answers")
 	}
 }
 
@@ -237,5 +240,60 @@ func waitFor(t *testing.T, within time.Duration, what string, ok func() bool) {
 			t.Fatalf("timed out after %s waiting for %s", within, what)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A run on a single replica whose end the store refused (it stayed down
+// past its retries) is not taken up again as interrupted when the store
+// returns: its end is recorded, the model is not called again and no
+// retry note is sent (before, the replica re-ran its own finished run).
+func TestRunEndedDuringAnOutageIsNotRunAgain(t *testing.T) {
+	cluster := ownCluster(t)
+	url := cluster.URL("postgres")
+	stack := enginetest.New(t)
+	stack.LLM.Push(llmfake.Reply{Text: "Checked during the outage.", FirstTokenDelay: 3 * time.Second})
+	s := open(t, url)
+	postgres.SetRetry(s, time.Second)
+	c, closeC := s.Coordinator("replica-a", coretest.Logger(t))
+	rec := coretest.NewRecorder()
+	d := stack.Deps(t, rec)
+	d.Store, d.Coordinator = s, c
+	e := enginetest.Engine(t, enginetest.Config(), d)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { e.Run(ctx); close(done) }()
+	defer func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer scancel()
+		_ = e.Shutdown(sctx)
+		cancel()
+		<-done
+		closeC()
+	}()
+	in := core.Inbound{ConvKey: "api:c1", MessageID: "m1", User: core.Actor{ID: "alice", Name: "alice"}, Text: "check the cluster", Time: time.Now()}
+	if err := e.Handle(t.Context(), in); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 15*time.Second, "the model request", func() bool { return len(stack.LLM.Requests()) == 1 })
+	if err := cluster.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	done1 := rec.Wait(t, 60*time.Second, 1, coretest.Of(core.EventCompleted))
+	if err := cluster.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	// The replica re-takes its liveness; its sweeps run every 3 s.
+	waitFor(t, 20*time.Second, "the run's end recorded", func() bool {
+		r, err := s.Run(t.Context(), done1.RunID)
+		return err == nil && r.Status != core.RunRunning
+	})
+	time.Sleep(7 * time.Second)
+	if n := len(stack.LLM.Requests()); n != 1 {
+		t.Errorf("the model was called %d times; want once", n)
+	}
+	for _, ev := range rec.Events() {
+		if ev.Type == core.EventWorkflowError && ev.Text == core.RetryNote {
+			t.Errorf("a run that ended was retried: %q", ev.Text)
+		}
 	}
 }
