@@ -195,6 +195,18 @@ func startFaultPair(t *testing.T, model *llmfake.Server, o faultPairOpts) *fault
 	return p
 }
 
+// logChatOnFailure logs what chat shows when t ends failed, also after a
+// Fatal.
+func logChatOnFailure(t *testing.T, tg *telegramtest.Server, chat int64) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, m := range tg.Messages(chat) {
+				t.Logf("chat: %q (buttons %d)", m.Visible, len(m.Buttons))
+			}
+		}
+	})
+}
+
 // takeUps counts the runs the replicas took up from another process.
 func takeUps(rs ...*replica) int {
 	n := 0
@@ -269,6 +281,7 @@ func outageScenario(t *testing.T, o faultPairOpts, fault func(p *faultPair)) {
 	p := startFaultPair(t, model, o)
 	chat, alice := telegramtest.PrivateChat(42), telegramtest.User(42, "alice")
 	msgs := func() []telegramtest.Message { return p.tg.Messages(42) }
+	logChatOnFailure(t, p.tg, 42)
 
 	p.tg.Push(p.tg.NewTextUpdate(chat, alice, slowQuestion))
 	waitFor(t, 30*time.Second, "the slow answer to stream", func() bool { return answered(msgs(), "word03") })
@@ -319,11 +332,6 @@ func outageScenario(t *testing.T, o faultPairOpts, fault func(p *faultPair)) {
 	}
 	if n := takeUps(p.a, p.b); n > 1 {
 		t.Errorf("replicas took up %d runs of each other's although both lived, want at most the one retry", n)
-	}
-	if t.Failed() {
-		for _, m := range msgs() {
-			t.Logf("chat: %q", m.Visible)
-		}
 	}
 	auditVerify(t, p.dirB, p.cfgB)
 }
@@ -464,6 +472,7 @@ func midApproval(t *testing.T, end func(*replica)) {
 	waitFor(t, 15*time.Second, "replica b to stand by", func() bool { return strings.Contains(b.log.String(), "standing by") })
 
 	chat, alice := telegramtest.PrivateChat(42), telegramtest.User(42, "alice")
+	logChatOnFailure(t, tg, 42)
 	tg.Push(tg.NewTextUpdate(chat, alice, "scale web to 3"))
 	card := waitCard(t, tg, 42)
 	end(a)
@@ -490,11 +499,6 @@ func midApproval(t *testing.T, end func(*replica)) {
 	}
 	if got := approvalStatuses(t, dbURL); len(got) != 1 || got[0] != "scale_deployment:"+string(core.ApprovalApproved) {
 		t.Errorf("approvals %v, want the one scale_deployment approved", got)
-	}
-	if t.Failed() {
-		for _, m := range tg.Messages(42) {
-			t.Logf("chat: %q", m.Visible)
-		}
 	}
 	auditVerify(t, dir, cfg)
 }
@@ -528,6 +532,7 @@ func midToolCall(t *testing.T, seconds int, end func(*replica), unknown bool) {
 	waitFor(t, 15*time.Second, "replica b to stand by", func() bool { return strings.Contains(b.log.String(), "standing by") })
 
 	chat, alice := telegramtest.PrivateChat(42), telegramtest.User(42, "alice")
+	logChatOnFailure(t, tg, 42)
 	tg.Push(tg.NewTextUpdate(chat, alice, "drain node-7"))
 	card := waitCard(t, tg, 42)
 	tg.Click(42, card.ID, alice, card.Buttons[0].Data)
@@ -560,11 +565,6 @@ func midToolCall(t *testing.T, seconds int, end func(*replica), unknown bool) {
 	}
 	if n := auditCount(t, dbURL, core.AuditOutcomeUnknown, "drain_node"); n != wantUnknown {
 		t.Errorf("%d outcome_unknown audit entries for drain_node, want %d", n, wantUnknown)
-	}
-	if t.Failed() {
-		for _, m := range tg.Messages(42) {
-			t.Logf("chat: %q", m.Visible)
-		}
 	}
 	auditVerify(t, dir, cfg)
 }
