@@ -174,7 +174,12 @@ func TestMetricsInReadmeMove(t *testing.T) {
 	if v, _ := sc.get("opsgate_start_time_seconds"); v < float64(before.Unix()-1) || v > float64(after.Unix()+1) {
 		t.Errorf("opsgate_start_time_seconds = %v, want between %d and %d", v, before.Unix(), after.Unix())
 	}
-	static := []string{"opsgate_build_info", "opsgate_start_time_seconds"}
+	// A single process on SQLite is always alive: the liveness gauge
+	// moves with PostgreSQL (TestReadyzAndGaugeSayLivenessLostWhilePostgresIsDown).
+	if v, _ := sc.get("opsgate_replica_liveness"); v != 1 {
+		t.Errorf("opsgate_replica_liveness = %v, want 1", v)
+	}
+	static := []string{"opsgate_build_info", "opsgate_start_time_seconds", "opsgate_replica_liveness"}
 
 	sc.wait("Telegram connected", is(1), "opsgate_adapter_up", "adapter", "telegram")
 	for _, n := range []string{"k8s", "broken"} {

@@ -189,11 +189,9 @@ func (c *Cluster) Stop() error {
 	return nil
 }
 
-// StopImmediate stops the server the way a crash does (pg_ctl -m
-// immediate): no checkpoint, clients cut off at once, and the next start
-// runs crash recovery. On a cluster from Start (synchronous_commit off) the
-// last fraction of a second of commits may be lost; use StartDurable when a
-// test must not lose committed work.
+// StopImmediate stops the server as a crash would (immediate shutdown:
+// no checkpoint; the next start recovers from the WAL). Committed data
+// survives it only on a cluster from StartDurable.
 func (c *Cluster) StopImmediate() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -20,11 +20,16 @@ import (
 // These tests restart PostgreSQL, each on a server of its own (issue 20,
 // DESIGN §16).
 
-// ownCluster starts a PostgreSQL server for t alone.
-func ownCluster(t *testing.T) *pgtest.Cluster {
+// ownCluster starts a PostgreSQL server for t alone; durable for a test
+// that stops it as a crash would.
+func ownCluster(t *testing.T, durable bool) *pgtest.Cluster {
 	t.Helper()
 	pgtest.Server(t) // skips (or fails under CI) without PostgreSQL
-	c, err := pgtest.Start()
+	start := pgtest.Start
+	if durable {
+		start = pgtest.StartDurable
+	}
+	c, err := start()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,8 +67,18 @@ func waitAlive(t *testing.T, c core.Coordinator, want bool, within time.Duration
 // it is not alive while the server is down, and never claims a
 // conversation of another live replica: not in the window where both
 // locks are gone, nor after its hold has lapsed.
+// Both a fast and an immediate (crash-like) restart.
 func TestLivenessRetakenAfterPostgresRestart(t *testing.T) {
-	cluster := ownCluster(t)
+	t.Run("fast", func(t *testing.T) { testLivenessRetaken(t, false) })
+	t.Run("immediate", func(t *testing.T) { testLivenessRetaken(t, true) })
+}
+
+func testLivenessRetaken(t *testing.T, immediate bool) {
+	cluster := ownCluster(t, immediate)
+	stop := cluster.Stop
+	if immediate {
+		stop = cluster.StopImmediate
+	}
 	url := cluster.URL("postgres")
 	a, b := open(t, url), open(t, url)
 	log := slog.New(slog.DiscardHandler)
@@ -75,7 +90,7 @@ func TestLivenessRetakenAfterPostgresRestart(t *testing.T) {
 	if held, err := ca.Claim(ctx, "conv-1"); err != nil || !held {
 		t.Fatalf("a's Claim = %v, %v", held, err)
 	}
-	if err := cluster.Stop(); err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	waitAlive(t, ca, false, 10*time.Second)
@@ -164,7 +179,7 @@ func TestLivenessRetakenFromAStaleSession(t *testing.T) {
 // answered once, by a; replica b never takes it up (issue 20: b used to
 // take it up, then a took up b's, in a loop).
 func TestNoTakeUpOfALiveReplicasRunAfterPostgresRestart(t *testing.T) {
-	cluster := ownCluster(t)
+	cluster := ownCluster(t, false)
 	url := cluster.URL("postgres")
 	stack := enginetest.New(t)
 	hold := make(chan struct{})
@@ -248,7 +263,7 @@ func waitFor(t *testing.T, within time.Duration, what string, ok func() bool) {
 // returns: its end is recorded, the model is not called again and no
 // retry note is sent (before, the replica re-ran its own finished run).
 func TestRunEndedDuringAnOutageIsNotRunAgain(t *testing.T) {
-	cluster := ownCluster(t)
+	cluster := ownCluster(t, false)
 	url := cluster.URL("postgres")
 	stack := enginetest.New(t)
 	stack.LLM.Push(llmfake.Reply{Text: "Checked during the outage.", FirstTokenDelay: 3 * time.Second})
