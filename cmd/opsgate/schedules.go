@@ -263,8 +263,11 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 	// fire is alive; once it exits, the fire blocks nothing.
 	a.holdReplicaLease(ctx, replicaName(), e.log)
 	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go a.engine.Run(runCtx)
+	engineDone := make(chan struct{})
+	go func() { a.engine.Run(runCtx); close(engineDone) }()
+	// The engine's loop ends (and logs its last) before the command
+	// returns, also when the fire is refused.
+	defer func() { cancel(); <-engineDone }()
 	r := &schedule.Runner{
 		Ledger: ledger, Replica: replicaName(), Log: e.log, Poll: 200 * time.Millisecond,
 		Target: &scheduleTarget{engine: a.engine, store: a.store, chats: chats, toolsets: scheduleToolsets(cfg), log: e.log},
