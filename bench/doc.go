@@ -44,7 +44,9 @@
 //  8. [LongConversation]: the messages array sent at turns 10, 50 and 100
 //     of one conversation with windowing on.
 //  9. [Takeover]: kill -9 of the polling one of two replicas on
-//     PostgreSQL, to the other polling.
+//     PostgreSQL, to the other polling; [StoreRestart]: PostgreSQL
+//     restarted under two replicas while 20 conversations stream, the
+//     seconds until every one is answered and the answers shown twice.
 //  10. [MemoryRetrieval]: long-term memory search at 10,000 and 100,000
 //     documents (the labelled corpus and generated operations notes) on
 //     SQLite and PostgreSQL, memory_prepare's added latency per turn, and

@@ -59,7 +59,7 @@ func TestProcessFiguresQuick(t *testing.T) {
 	if raceEnabled {
 		t.Skip("builds and runs opsgate serve, which the race detector cannot see into; skipped under -race")
 	}
-	runFigures(t, map[string]int{"4": 10, "5": 2, "9": 1})
+	runFigures(t, map[string]int{"4": 10, "5": 2, "9": 2})
 }
 
 // TestMemoryFigureQuick runs figure 10 (memory retrieval on SQLite and

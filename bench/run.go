@@ -31,8 +31,10 @@ type Options struct {
 	Load LoadOptions
 	// Starts is figure 5's number of starts of `opsgate serve` (default 5).
 	Starts int
-	// Kills is figure 9's number of kill -9 takeovers (default 5).
-	Kills int
+	// Kills is figure 9's number of kill -9 takeovers (default 5) and
+	// StoreConversations the conversations streaming when its PostgreSQL
+	// restarts (default 20).
+	Kills, StoreConversations int
 	// Memory sizes figure 10.
 	Memory MemoryOptions
 	// APIStreams sizes figure 11.
@@ -52,7 +54,7 @@ func (o *Options) defaults() {
 		o.FirstPosts, o.FirstPostEvery = 4, 50*time.Millisecond
 		o.Streams, o.StreamChunks = 1, 40
 		o.Load = LoadOptions{Conversations: 20, Chunks: 20}
-		o.Starts, o.Kills = 1, 1
+		o.Starts, o.Kills, o.StoreConversations = 1, 1, 2
 		o.Side = SideOptions{Baseline: o.Side.Baseline, Rounds: 1, Messages: 2}
 		o.Memory = MemoryOptions{Sizes: []int{400, 800}, Searches: 20, Prepares: 20}
 		o.APIStreams = StreamsOptions{Followers: 10, Tokens: 20, TokenDelay: time.Millisecond, Rounds: 1, Idle: 50,
@@ -79,6 +81,9 @@ func (o *Options) defaults() {
 	}
 	if o.Kills == 0 {
 		o.Kills = 5
+	}
+	if o.StoreConversations == 0 {
+		o.StoreConversations = 20
 	}
 	if o.Samples == 0 {
 		o.Samples = 200
@@ -109,7 +114,14 @@ func Run(ctx context.Context, opt Options, log io.Writer) *Report {
 		{"2", "first token to first post", func() ([]Row, error) { return FirstPostLatency(ctx, opt.FirstPosts, opt.FirstPostEvery) }},
 		{"5", "idle cost and start-up", func() ([]Row, error) { return Startup(ctx, bin, opt.Starts) }},
 		{"4", "one bot token under load", func() ([]Row, error) { return Load(ctx, bin, opt.Load) }},
-		{"9", "poller takeover after kill -9", func() ([]Row, error) { return Takeover(ctx, bin, opt.Kills) }},
+		{"9", "poller takeover after kill -9, answers after a PostgreSQL restart", func() ([]Row, error) {
+			rows, err := Takeover(ctx, bin, opt.Kills)
+			if err != nil {
+				return nil, err
+			}
+			more, err := StoreRestart(ctx, bin, opt.StoreConversations)
+			return append(rows, more...), err
+		}},
 		{"10", "memory retrieval", func() ([]Row, error) { return MemoryRetrieval(ctx, opt.Memory) }},
 		{"11", "API streams", func() ([]Row, error) { return APIStreams(ctx, opt.APIStreams) }},
 		{"12", "side by side with the baseline", func() ([]Row, error) { return SideBySide(ctx, bin, opt.Side) }},

@@ -35,6 +35,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	faultParallel()
 	code := pgtest.Main(m)
 	if binDir != "" {
 		os.RemoveAll(binDir)

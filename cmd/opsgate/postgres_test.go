@@ -17,6 +17,13 @@ import (
 func usePostgres(t *testing.T, cfg string) string {
 	t.Helper()
 	url := pgtest.DB(t)
+	setStoreURL(t, cfg, url)
+	return url
+}
+
+// setStoreURL replaces the sqlite store.url writeConfig wrote with url.
+func setStoreURL(t *testing.T, cfg, url string) {
+	t.Helper()
 	b, err := os.ReadFile(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +36,6 @@ func usePostgres(t *testing.T, cfg string) string {
 	if err := os.WriteFile(cfg, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return url
 }
 
 // The real binary on PostgreSQL: migrate, a chat with an approved write,
