@@ -13,7 +13,7 @@ import (
 	"github.com/opsgate/opsgate/internal/pgtest"
 )
 
-// The DESIGN §16 bounds of figure 9's second row: every conversation
+// The docs/design.md §16 bounds of figure 9's second row: every conversation
 // answered within this long of the store's return, and none twice.
 const storeReturnMax = 30 * time.Second
 
@@ -27,7 +27,7 @@ const storeRestartWatch = 20 * time.Second
 // while conversations answers stream (each 40 chunks, 100 ms apart),
 // PostgreSQL restarts (pg_ctl -m fast). Measured: the seconds from the
 // store's return until every conversation shows its whole answer, and the
-// answers shown more than once (DESIGN §16: a message is answered once).
+// answers shown more than once (docs/design.md §16: a message is answered once).
 func StoreRestart(ctx context.Context, bin *binary, conversations int) ([]Row, error) {
 	path, err := bin.get(ctx)
 	if err != nil {

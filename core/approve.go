@@ -210,8 +210,13 @@ func (e *Engine) maybeResume(ctx context.Context, runID string) {
 			return
 		}
 	}
-	// With replicas, the run resumes where its conversation is held.
-	for e.coord != nil {
+	// With replicas, the run resumes where its conversation is held. A
+	// holder that cannot be claimed from nor signalled (it has just lost
+	// its liveness) is tried again by the next sweep (resumeDecided).
+	for try := 0; e.coord != nil; try++ {
+		if try == 3 {
+			return
+		}
 		held, err := e.claim(ctx, cp.ConvKey)
 		if err != nil {
 			e.log.Error("claim a conversation to resume its run", "run", runID, "err", err)

@@ -192,6 +192,7 @@ func (e *Engine) sweep(ctx context.Context) {
 	e.mu.Unlock()
 	// Interrupted runs first: a message stored after one runs after it.
 	e.recoverInterrupted(ctx)
+	e.resumeDecided(ctx)
 	pending, err := e.store.PendingInbound(ctx)
 	if err != nil {
 		e.log.Error("sweep: read stored messages", "err", err)
@@ -209,5 +210,19 @@ func (e *Engine) sweep(ctx context.Context) {
 		if !mine {
 			e.pickUp(ctx, in.ConvKey)
 		}
+	}
+}
+
+// resumeDecided resumes the paused runs whose approvals are all decided but
+// that nobody resumed: the resume signal went to a holder that died (or
+// was lost in a store outage) between the decision and the resume.
+func (e *Engine) resumeDecided(ctx context.Context) {
+	cps, err := e.store.Checkpoints(ctx, "")
+	if err != nil {
+		e.log.Error("sweep: read paused runs", "err", err)
+		return
+	}
+	for _, cp := range cps {
+		e.maybeResume(ctx, cp.RunID)
 	}
 }

@@ -39,6 +39,14 @@ func (e *Engine) recoverInterrupted(ctx context.Context) int {
 		if mine || queued || ended {
 			continue
 		}
+		// Paused at approvals (its process died after storing the
+		// requests, before the run's status said so): nothing of it was
+		// running, so it is resumed when they are decided (resumeDecided),
+		// never taken up as interrupted, which would call its approved
+		// calls' outcome unknown.
+		if _, err := e.store.Checkpoint(ctx, r.ID); err == nil {
+			continue
+		}
 		// Held by a live engine: the run is going there.
 		if held, err := e.claim(ctx, r.ConvKey); err != nil || !held {
 			continue

@@ -132,7 +132,7 @@ type RunStore interface {
 	// exactly one process resumes a run; ErrNotFound when already claimed.
 	ClaimCheckpoint(ctx context.Context, runID string) (Checkpoint, error)
 	// Checkpoints returns the checkpoints of a conversation (at most one is
-	// expected), oldest first.
+	// expected), oldest first; of every conversation when convKey is "".
 	Checkpoints(ctx context.Context, convKey string) ([]Checkpoint, error)
 }
 

@@ -1,6 +1,6 @@
 package main
 
-// The fault suite (DESIGN §16): real `opsgate serve` binaries, two at a
+// The fault suite (docs/design.md §16): real `opsgate serve` binaries, two at a
 // time, on a real PostgreSQL that is restarted, cut off or black-holed
 // under them, and replicas that are stopped or killed mid-approval,
 // mid-tool-call and mid-fire. Every scenario asserts what §16 promises:

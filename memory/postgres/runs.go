@@ -162,7 +162,7 @@ func (s *Store) ClaimCheckpoint(ctx context.Context, runID string) (core.Checkpo
 func (s *Store) Checkpoints(ctx context.Context, convKey string) ([]core.Checkpoint, error) {
 	var cps []core.Checkpoint
 	err := s.read(ctx, func(q querier) error {
-		rows, err := q.Query(ctx, `SELECT `+checkpointCols+` FROM checkpoints WHERE conv_key = $1
+		rows, err := q.Query(ctx, `SELECT `+checkpointCols+` FROM checkpoints WHERE ($1 = '' OR conv_key = $1)
 			ORDER BY created_at, ord`, convKey)
 		if err != nil {
 			return err

@@ -53,8 +53,8 @@ func (s *Store) ClaimCheckpoint(ctx context.Context, runID string) (core.Checkpo
 
 // Checkpoints returns the checkpoints of the conversation, oldest first.
 func (s *Store) Checkpoints(ctx context.Context, convKey string) ([]core.Checkpoint, error) {
-	rows, err := s.r.query(ctx, `SELECT `+checkpointCols+` FROM checkpoints WHERE conv_key = ?
-		ORDER BY created_at, rowid`, convKey)
+	rows, err := s.r.query(ctx, `SELECT `+checkpointCols+` FROM checkpoints WHERE (? = '' OR conv_key = ?)
+		ORDER BY created_at, rowid`, convKey, convKey)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: checkpoints of %q: %w", convKey, err)
 	}
