@@ -223,8 +223,6 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, a.newViewer(tok))))
 }
 
-func actorOf(r *http.Request) core.Actor { return viewerOf(r).actor }
-
 // reply writes v as JSON with every string redacted.
 func (a *API) reply(w http.ResponseWriter, status int, v any) {
 	body, err := redactJSON(v, a.o.Redact)
