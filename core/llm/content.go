@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+
+	"github.com/opsgate/opsgate/core"
 )
 
 // ErrNotOpenAIAPI is wrapped by the *core.ModelError of an answer that is
@@ -101,7 +103,7 @@ func checkContent(res *http.Response, streamed bool) (*http.Response, error) {
 		e.detail = htmlTitle(body)
 	} else {
 		first, _, _ := strings.Cut(strings.TrimSpace(string(body)), "\n")
-		e.detail = truncate(strings.TrimSpace(first), 120)
+		e.detail = core.Truncate(strings.TrimSpace(first), 120, core.Bytes)
 	}
 	return nil, e
 }
@@ -136,7 +138,7 @@ func htmlTitle(page []byte) string {
 		if m := re.FindSubmatch(page); m != nil {
 			t := html.UnescapeString(tagRE.ReplaceAllString(string(m[1]), ""))
 			if t = strings.Join(strings.Fields(t), " "); t != "" {
-				return truncate(t, 80)
+				return core.Truncate(t, 80, core.Bytes)
 			}
 		}
 	}
