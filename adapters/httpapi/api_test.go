@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/httpapi"
+	"github.com/opsgate/opsgate/adapters/httpapi/apimemory"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/enginetest"
@@ -123,21 +124,8 @@ func withMemory(t *testing.T) func(*httpapi.Options, *enginetest.Stack) {
 		if rep, err := m.Import(t.Context(), dir, "cli:test"); err != nil || len(rep.Skipped) > 0 {
 			t.Fatalf("import: %+v, %v", rep, err)
 		}
-		o.Memory = memorySearcher{m}
+		o.Memory = apimemory.Searcher(m)
 	}
-}
-
-// memorySearcher answers the API's memory search with memory.Memory.Search,
-// as cmd/opsgate does.
-type memorySearcher struct{ m *memory.Memory }
-
-func (s memorySearcher) SearchMemory(ctx context.Context, q httpapi.MemoryQuery) ([]httpapi.MemoryResult, error) {
-	ss, err := s.m.Search(ctx, memory.SearchRequest{Text: q.Text, Scopes: q.Scopes, Limit: q.Limit})
-	out := make([]httpapi.MemoryResult, len(ss))
-	for i, sc := range ss {
-		out[i] = httpapi.MemoryResult{Doc: sc.Doc, Score: sc.Score}
-	}
-	return out, err
 }
 
 // do sends a request as token (none when empty) and returns the status

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"context"
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/httpapi"
+	"github.com/opsgate/opsgate/adapters/httpapi/apimemory"
 	"github.com/opsgate/opsgate/core/schedule"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/internal/metrics"
-	"github.com/opsgate/opsgate/memory"
 )
 
 // api is the HTTP API over the app (DESIGN §15), or nil when the store
@@ -32,21 +31,9 @@ func (e *env) api(a *app, m *metrics.Metrics) *httpapi.API {
 		o.Visibility = a.policy
 	}
 	if a.memory != nil {
-		o.Memory = apiMemory{a.memory}
+		o.Memory = apimemory.Searcher(a.memory)
 	}
 	return httpapi.New(o)
-}
-
-// apiMemory answers the API's memory search with memory.Memory.Search.
-type apiMemory struct{ m *memory.Memory }
-
-func (a apiMemory) SearchMemory(ctx context.Context, q httpapi.MemoryQuery) ([]httpapi.MemoryResult, error) {
-	ss, err := a.m.Search(ctx, memory.SearchRequest{Text: q.Text, Scopes: q.Scopes, Limit: q.Limit})
-	out := make([]httpapi.MemoryResult, len(ss))
-	for i, s := range ss {
-		out[i] = httpapi.MemoryResult{Doc: s.Doc, Score: s.Score}
-	}
-	return out, err
 }
 
 // apiSchedules lists the configured schedules with their next fire.
