@@ -54,7 +54,7 @@ func newReport() *Report {
 	return &Report{
 		Time: time.Now().UTC(), CPU: cpuModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
-		Tokenizer: Encoding + " (github.com/pkoukk/tiktoken-go, offline BPE from tiktoken-go-loader)",
+		Tokenizer: Encoding + " (github.com/pkoukk/tiktoken-go, BPE ranks embedded by internal/tokens)",
 	}
 }
 

@@ -84,7 +84,7 @@ func elideStale(msgs []Message) []Message {
 		case m.Role == RoleTool && turns > staleTurns && len(m.Content) > 200:
 			first, _, _ := strings.Cut(strings.TrimSpace(m.Content), "\n")
 			out[i].Content = fmt.Sprintf("[result of %s from %d turns ago, %d characters, left out to save context; call the tool again if you need it. It began: %s]",
-				m.Name, turns, len(m.Content), truncate(first, 120))
+				m.Name, turns, len(m.Content), Truncate(first, 120, Bytes))
 		}
 	}
 	return out
@@ -175,10 +175,10 @@ func (e *Engine) summarise(ctx context.Context, previous string, msgs []Message)
 		}
 		content := m.Content
 		if m.Role == RoleTool {
-			content = truncate(content, summaryResultMax)
+			content = Truncate(content, summaryResultMax, Bytes)
 		}
 		for _, c := range m.ToolCalls {
-			content += fmt.Sprintf("\n[calls %s %s]", c.Name, truncate(string(c.Arguments), 300))
+			content += fmt.Sprintf("\n[calls %s %s]", c.Name, Truncate(string(c.Arguments), 300, Bytes))
 		}
 		if strings.TrimSpace(content) == "" {
 			continue
@@ -223,7 +223,7 @@ func (e *Engine) maybeTitle(ctx context.Context, rs *runState) {
 	var users []string
 	for _, m := range rs.msgs {
 		if m.Role == RoleUser {
-			users = append(users, truncate(m.Content, 500))
+			users = append(users, Truncate(m.Content, 500, Bytes))
 		}
 	}
 	if !e.cfg.Titles || len(users) != titleAfter || rs.status != RunDone {

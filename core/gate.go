@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-	"unicode/utf8"
 )
 
 // maxResultChars bounds a tool result sent to the model: one huge log dump
@@ -102,7 +101,7 @@ func (e *Engine) answer(rs *runState, pc PendingCall, res ToolResult) {
 		content = e.cfg.RedactToolResult(content)
 	}
 	if len(content) > maxResultChars {
-		content = truncate(content, maxResultChars) + fmt.Sprintf("\n[truncated: the result had %d bytes]", len(res.Content))
+		content = Truncate(content, maxResultChars, Bytes) + fmt.Sprintf("\n[truncated: the result had %d bytes]", len(res.Content))
 	}
 	if res.IsError && content == "" {
 		content = "error"
@@ -217,19 +216,19 @@ func (e *Engine) execTool(ctx context.Context, rs *runState, pc PendingCall, arg
 	}
 	if res.IsError {
 		entry.Kind = AuditFailed
-		entry.Detail = truncate(res.Content, 500)
+		entry.Detail = Truncate(res.Content, 500, Bytes)
 	}
 	return res, entry
 }
 
 func (e *Engine) emitResult(rs *runState, pc PendingCall, res ToolResult, dur time.Duration) {
 	info := callInfo(pc)
-	info.Result = truncate(res.Content, 2000)
+	info.Result = Truncate(res.Content, 2000, Bytes)
 	info.IsError = res.IsError
 	ev := Event{Type: EventToolResult, Call: &info, Duration: dur}
 	if res.IsError {
 		ev.Type = EventToolError
-		ev.Error = truncate(res.Content, 500)
+		ev.Error = Truncate(res.Content, 500, Bytes)
 	}
 	rs.out.emit(rs.run.ID, ev)
 }
@@ -300,15 +299,4 @@ func (e *Engine) audit(ctx context.Context, entry AuditEntry) {
 	if err := e.store.Apply(ctx, Batch{Audit: []AuditEntry{entry}}); err != nil {
 		e.log.Error("audit append failed", "kind", entry.Kind, "run", entry.RunID, "err", err)
 	}
-}
-
-// truncate cuts s to at most n bytes on a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -89,11 +89,7 @@ func firstLines(s string, n, max int) string {
 			break
 		}
 	}
-	out := strings.Join(ls, " / ")
-	if r := []rune(out); len(r) > max {
-		out = string(r[:max-1]) + "…"
-	}
-	return out
+	return core.Truncate(strings.Join(ls, " / "), max, core.Runes)
 }
 
 type readArgs struct {

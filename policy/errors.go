@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // Error is a problem in a policy file, printed "FILE:LINE: key: what is
@@ -30,11 +31,12 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // yamlLine finds the line in yaml.v3's syntax errors ("yaml: line 3: …").
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+// Compiled on the first error, not at every start.
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // syntaxError turns a YAML parse error into an Error of file.
 func syntaxError(file string, err error) *Error {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		return &Error{File: file, Line: line, Key: "syntax", Msg: m[2], Err: err}
 	}

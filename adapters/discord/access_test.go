@@ -2,6 +2,7 @@ package discord_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -190,6 +191,11 @@ func TestStartupRegistersCommandAndIntents(t *testing.T) {
 	}
 	if cmd["name"] != "opsgate" || strings.Join(subs, ",") != "request,stop,status" {
 		t.Errorf("command = %v, want opsgate with request, stop and status", cmd)
+	}
+	// Usable in guilds (0) and in DMs with the bot (1), said the current
+	// way (contexts), not with the deprecated dm_permission.
+	if ctxs := fmt.Sprint(cmd["contexts"]); ctxs != "[0 1]" || cmd["dm_permission"] != nil {
+		t.Errorf("command contexts = %s, dm_permission = %v; want [0 1] and none", ctxs, cmd["dm_permission"])
 	}
 	if len(s.fake.Commands("")) != 0 {
 		t.Errorf("registered globally although guilds are configured")

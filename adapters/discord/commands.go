@@ -22,11 +22,13 @@ const (
 )
 
 func slashCommand() *discordgo.ApplicationCommand {
-	dm := true
+	// Guilds and DMs with the bot: what dm_permission true said before
+	// Discord replaced it with contexts.
+	contexts := []discordgo.InteractionContextType{discordgo.InteractionContextGuild, discordgo.InteractionContextBotDM}
 	return &discordgo.ApplicationCommand{
-		Name:         commandName,
-		Description:  "Ask opsgate for help with an incident",
-		DMPermission: &dm,
+		Name:        commandName,
+		Description: "Ask opsgate for help with an incident",
+		Contexts:    &contexts,
 		Options: []*discordgo.ApplicationCommandOption{
 			{
 				Type: discordgo.ApplicationCommandOptionSubCommand, Name: subRequest,

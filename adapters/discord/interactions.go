@@ -8,6 +8,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/policy"
 )
 
 // ackTimeout bounds the first answer to an interaction: Discord forgets an
@@ -134,6 +135,11 @@ func (a *Adapter) handleClick(ctx context.Context, i *discordgo.Interaction) {
 		return // not our button, or nobody to decide as
 	}
 	_, allowed, err := a.mayTalk(ctx, i, user)
+	if act == render.ActionStop {
+		// discord.approvers go to the policy, not to the adapter: here
+		// nobody is an approver outside the places the bot answers in.
+		allowed = policy.MayStop(allowed, false)
+	}
 	switch {
 	case err != nil:
 		a.whisper(ctx, i, textLookupFailed)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"strings"
 	"time"
-	"unicode/utf16"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/opsgate/opsgate/adapters/render"
+	"github.com/opsgate/opsgate/core"
 )
 
 // Discord's limits (docs/design.md §6).
@@ -121,17 +121,9 @@ func content(m render.Message) string {
 	if strings.TrimSpace(text) == "" {
 		return "…" // Discord refuses an empty message
 	}
-	if render.Len(text) > maxContent {
-		// Render never asks for this; if it ever did, a cut message beats
-		// a refused one.
-		n := 0
-		for i, r := range text {
-			if n += max(utf16.RuneLen(r), 1); n > maxContent-1 {
-				return text[:i] + "…"
-			}
-		}
-	}
-	return text
+	// Render never asks for more; if it ever did, a cut message beats a
+	// refused one.
+	return core.Truncate(text, maxContent, core.UTF16)
 }
 
 var markdownEscaper = strings.NewReplacer(

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/core"
-	"github.com/opsgate/opsgate/memory"
+	"github.com/opsgate/opsgate/memory/docs"
 )
 
 // Prefix is where the API is mounted.
@@ -71,9 +71,25 @@ type Engine interface {
 	Events(ctx context.Context, q core.EventQuery) ([]core.Event, error)
 }
 
-// MemorySearcher searches long-term memory (memory.Memory).
+// MemorySearcher searches long-term memory (cmd/opsgate answers it with
+// memory.Memory.Search). The API owns the request and result types so that
+// it links no store driver.
 type MemorySearcher interface {
-	Search(ctx context.Context, r memory.SearchRequest) ([]memory.Scored, error)
+	SearchMemory(ctx context.Context, q MemoryQuery) ([]MemoryResult, error)
+}
+
+// MemoryQuery is a memory search: the documents of Scopes that match Text,
+// the best Limit.
+type MemoryQuery struct {
+	Text   string
+	Scopes []docs.Scope
+	Limit  int
+}
+
+// MemoryResult is one document found, with its rank score.
+type MemoryResult struct {
+	Doc   docs.Document
+	Score float64
 }
 
 // Schedule is one configured schedule as GET /api/v1/schedules lists it.
@@ -206,8 +222,6 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 	a.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, a.newViewer(tok))))
 }
-
-func actorOf(r *http.Request) core.Actor { return viewerOf(r).actor }
 
 // reply writes v as JSON with every string redacted.
 func (a *API) reply(w http.ResponseWriter, status int, v any) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/httpapi"
+	"github.com/opsgate/opsgate/adapters/httpapi/apimemory"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/enginetest"
@@ -123,7 +124,7 @@ func withMemory(t *testing.T) func(*httpapi.Options, *enginetest.Stack) {
 		if rep, err := m.Import(t.Context(), dir, "cli:test"); err != nil || len(rep.Skipped) > 0 {
 			t.Fatalf("import: %+v, %v", rep, err)
 		}
-		o.Memory = m
+		o.Memory = apimemory.Searcher(m)
 	}
 }
 

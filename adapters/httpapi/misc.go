@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/core"
-	"github.com/opsgate/opsgate/memory"
 	"github.com/opsgate/opsgate/memory/docs"
 )
 
@@ -100,7 +99,7 @@ func (a *API) memorySearch(w http.ResponseWriter, r *http.Request, _ core.Actor)
 	if !ok {
 		return
 	}
-	ss, err := a.o.Memory.Search(r.Context(), memory.SearchRequest{Text: text, Scopes: []docs.Scope{docs.WorkspaceScope}, Limit: limit})
+	ss, err := a.o.Memory.SearchMemory(r.Context(), MemoryQuery{Text: text, Scopes: []docs.Scope{docs.WorkspaceScope}, Limit: limit})
 	if err != nil {
 		a.fail(w, "memory search", err)
 		return

@@ -101,10 +101,7 @@ func oneLine(s string, max int) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max-1]) + "…"
-	}
-	return s
+	return core.Truncate(s, max, core.Runes)
 }
 
 // outcome describes a decided approval for people: "approved by @alice".

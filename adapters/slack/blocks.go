@@ -4,7 +4,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/core"
@@ -122,7 +121,7 @@ func actions(bs []render.Button, c *confirms) *slack.ActionBlock {
 	var els []slack.BlockElement
 	for _, b := range bs {
 		el := slack.NewButtonBlockElement(actionIDPrefix+b.Data, b.Data,
-			slack.NewTextBlockObject(slack.PlainTextType, truncate(b.Label, maxButtonLabel), true, false))
+			slack.NewTextBlockObject(slack.PlainTextType, core.Truncate(b.Label, maxButtonLabel, core.Runes), true, false))
 		switch b.Style {
 		case render.StylePrimary:
 			el = el.WithStyle(slack.StylePrimary)
@@ -149,14 +148,5 @@ func summary(m render.Message) string {
 	if text == "" {
 		text = "…"
 	}
-	return escape(truncate(text, fallbackLen))
-}
-
-// truncate shortens s to n runes, marking the cut.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	return escape(core.Truncate(text, fallbackLen, core.Runes))
 }

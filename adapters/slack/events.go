@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/render"
@@ -183,14 +184,15 @@ func isStop(text string) bool {
 }
 
 // slackMarkup matches Slack's <…> markup in message text.
-var slackMarkup = regexp.MustCompile(`<([^<>]*)>`)
+// Compiled on the first Slack message, not at every start of any platform.
+var slackMarkup = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<([^<>]*)>`) })
 
 // inboundText turns the text of a Slack message into what the model
 // reads: the bot's own mention removed, <@U…> as @U…, <#C…|name> as
 // #name, links as their URL (with the label, when different), and
 // entities decoded.
 func inboundText(text, botUserID string) string {
-	text = slackMarkup.ReplaceAllStringFunc(text, func(s string) string {
+	text = slackMarkup().ReplaceAllStringFunc(text, func(s string) string {
 		inner := s[1 : len(s)-1]
 		target, label, hasLabel := strings.Cut(inner, "|")
 		switch {

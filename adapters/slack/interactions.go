@@ -7,6 +7,7 @@ import (
 
 	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/policy"
 	"github.com/slack-go/slack"
 )
 
@@ -78,7 +79,7 @@ func (a *Adapter) decide(ctx context.Context, c click, approvalID string, approv
 // stopClick stops the run whose draft carries the Stop button, unless it
 // has ended (a newer run of the thread is not stopped by an old button).
 func (a *Adapter) stopClick(ctx context.Context, c click, runID string) {
-	if a.refusal(c.channel, c.user.ID) != "" && !a.approvers.has(c.user.ID) {
+	if !policy.MayStop(a.refusal(c.channel, c.user.ID) == "", a.approvers.has(c.user.ID)) {
 		a.ephemeral(ctx, c.channel, c.user.ID, c.thread, "🚫 You may not stop runs here.")
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/opsgate/opsgate/adapters/render"
+	"github.com/opsgate/opsgate/core"
 )
 
 // Mrkdwn converts the Markdown language models write into Slack's mrkdwn:
@@ -100,7 +101,7 @@ func mrkdwnSections(md string) []string {
 				walk(piece, limit*2/3)
 				continue
 			}
-			out = append(out, cut(s, maxSection))
+			out = append(out, cutSection(s))
 		}
 	}
 	walk(md, maxSection)
@@ -113,22 +114,13 @@ func plainSections(text string) []string {
 	var out []string
 	for _, piece := range render.Split(text, maxSection) {
 		if strings.TrimSpace(piece) != "" {
-			out = append(out, cut(piece, maxSection))
+			out = append(out, cutSection(piece))
 		}
 	}
 	return out
 }
 
-// cut shortens s to at most n UTF-16 units. Splitting already keeps
-// pieces within the limit; this is the last guard against Slack refusing
-// a whole message over one section.
-func cut(s string, n int) string {
-	if render.Len(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	for len(r) > 0 && render.Len(string(r)) > n-1 {
-		r = r[:len(r)*9/10]
-	}
-	return string(r) + "…"
-}
+// cutSection shortens s to maxSection UTF-16 units. Splitting already
+// keeps pieces within the limit; this is the last guard against Slack
+// refusing a whole message over one section.
+func cutSection(s string) string { return core.Truncate(s, maxSection, core.UTF16) }

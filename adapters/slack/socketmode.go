@@ -65,7 +65,7 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, evt 
 		a.link.Down(errors.New("the app token was refused"))
 		a.log.Error("socket mode: the app token was refused")
 	case socketmode.EventTypeDisconnect:
-		a.link.Down(errors.New("Slack asked to reconnect"))
+		a.link.Down(errors.New("asked by Slack to reconnect"))
 		a.log.Info("socket mode: Slack asked to reconnect")
 	case socketmode.EventTypeErrorBadMessage:
 		// Unparseable (e.g. an event type slack-go does not know): still

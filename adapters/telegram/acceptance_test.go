@@ -339,3 +339,31 @@ func TestSpecialCharactersAndUnbalancedMarkdownAreDelivered(t *testing.T) {
 		}
 	})
 }
+
+// Who may press Stop (policy.MayStop): not eve, who may not talk to the
+// bot; bob, an approver who may not talk to it either, may.
+func TestStopButtonPressedByStrangerAndApprover(t *testing.T) {
+	s := newStack(t, func(c *telegram.Config, _ *core.Config) {
+		c.MinEditInterval, c.FirstSendDebounce = 100*time.Millisecond, 20*time.Millisecond
+	})
+	hold := make(chan struct{})
+	defer close(hold)
+	s.llm.Push(llmfake.Reply{Text: "Looking " + words(20), Hold: hold})
+	s.say(alice, "why is web slow?")
+	draft := s.waitMessage(alice.ID, "a draft with a Stop button", func(m telegramtest.Message) bool { return len(m.Buttons) == 1 })
+	up := s.tg.Click(alice.ID, draft.ID, eve, draft.Buttons[0].Data)
+	if ans := s.waitAnswer(up.CallbackQuery.ID); !strings.Contains(ans.Text, "not allowed to stop") {
+		t.Errorf("eve's Stop click answered %+v", ans)
+	}
+	st, err := s.eng.Status(context.Background(), telegram.ConvKey(telegramtest.BotID, alice.ID, ""))
+	if err != nil || st.ActiveRun == nil {
+		t.Fatalf("status after eve's click = %+v, %v; want the run still active", st, err)
+	}
+	up = s.tg.Click(alice.ID, draft.ID, bob, draft.Buttons[0].Data)
+	if ans := s.waitAnswer(up.CallbackQuery.ID); !strings.Contains(ans.Text, "Stopping") {
+		t.Errorf("bob's Stop click answered %+v", ans)
+	}
+	s.waitMessage(alice.ID, "the draft to say it was stopped", func(m telegramtest.Message) bool {
+		return m.ID == draft.ID && strings.Contains(m.Visible, "Stopped") && len(m.Buttons) == 0
+	})
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/policy"
 )
 
 // onCallback handles a button press. Every press is answered (Telegram
@@ -54,7 +55,7 @@ func (a *Adapter) clickDecision(ctx context.Context, q *tgbotapi.CallbackQuery, 
 // clickStop stops the run whose Stop button was pressed, and only that
 // run: a late click must not stop a newer one.
 func (a *Adapter) clickStop(ctx context.Context, q *tgbotapi.CallbackQuery, chat int64, runPrefix string) {
-	if !a.allowed[q.From.ID] && !a.approvers[q.From.ID] {
+	if !policy.MayStop(a.allowed[q.From.ID], a.approvers[q.From.ID]) {
 		a.answer(ctx, q.ID, "⛔ You are not allowed to stop this.", true)
 		return
 	}

@@ -376,11 +376,7 @@ func short(d time.Duration) string {
 
 // oneLine makes s one line of at most max characters, safe to print.
 func oneLine(s string, max int) string {
-	s = flat(s)
-	if r := []rune(s); len(r) > max {
-		return string(r[:max-1]) + "…"
-	}
-	return s
+	return core.Truncate(flat(s), max, core.Runes)
 }
 
 // flat makes s one line, safe to print: runs of white space become one space.

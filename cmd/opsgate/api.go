@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/httpapi"
+	"github.com/opsgate/opsgate/adapters/httpapi/apimemory"
 	"github.com/opsgate/opsgate/core/schedule"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/internal/metrics"
@@ -30,7 +31,7 @@ func (e *env) api(a *app, m *metrics.Metrics) *httpapi.API {
 		o.Visibility = a.policy
 	}
 	if a.memory != nil {
-		o.Memory = a.memory
+		o.Memory = apimemory.Searcher(a.memory)
 	}
 	return httpapi.New(o)
 }

@@ -188,10 +188,7 @@ func orDash(s string) string {
 
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 120 {
-		s = string(r[:119]) + "…"
-	}
-	return s
+	return core.Truncate(s, 120, core.Runes)
 }
 
 func flushOK(e *env, w *tabwriter.Writer) int {

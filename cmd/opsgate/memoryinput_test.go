@@ -102,7 +102,7 @@ func TestMemoryOutputNeutralisesControls(t *testing.T) {
 		if code != exitOK || !strings.Contains(out, "hostile") {
 			t.Errorf("%v: exit %d\n%s%s", args, code, out, errOut)
 		}
-		if strings.ContainsAny(out, "\x1b\x07\x9b\x9d") {
+		if strings.ContainsAny(out, "\x1b\x07\u009b\u009d") {
 			t.Errorf("%v prints a raw escape byte: %q", args, out)
 		}
 	}

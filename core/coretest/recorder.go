@@ -116,19 +116,12 @@ func Dump(evs []core.Event) string {
 			fmt.Fprintf(&b, " status=%s", ev.Status)
 		}
 		if ev.Text != "" && ev.Type != core.EventToken {
-			fmt.Fprintf(&b, " text=%q", truncate(ev.Text, 120))
+			fmt.Fprintf(&b, " text=%q", core.Truncate(ev.Text, 120, core.Bytes))
 		}
 		if ev.Error != "" {
-			fmt.Fprintf(&b, " error=%q", truncate(ev.Error, 160))
+			fmt.Fprintf(&b, " error=%q", core.Truncate(ev.Error, 160, core.Bytes))
 		}
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -11,6 +11,9 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
+
+	"github.com/opsgate/opsgate/core"
 )
 
 // ErrNotOpenAIAPI is wrapped by the *core.ModelError of an answer that is
@@ -101,7 +104,7 @@ func checkContent(res *http.Response, streamed bool) (*http.Response, error) {
 		e.detail = htmlTitle(body)
 	} else {
 		first, _, _ := strings.Cut(strings.TrimSpace(string(body)), "\n")
-		e.detail = truncate(strings.TrimSpace(first), 120)
+		e.detail = core.Truncate(strings.TrimSpace(first), 120, core.Bytes)
 	}
 	return nil, e
 }
@@ -124,19 +127,22 @@ func looksLikeJSON(b []byte) bool {
 	return bytes.HasPrefix(b, []byte("{")) || bytes.HasPrefix(b, []byte("["))
 }
 
-var (
-	titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
-	h1RE    = regexp.MustCompile(`(?is)<h1[^>]*>(.*?)</h1>`)
-	tagRE   = regexp.MustCompile(`<[^>]*>`)
-)
+// htmlREs are compiled on the first HTML error page, not at every start.
+var htmlREs = sync.OnceValue(func() (r struct{ title, h1, tag *regexp.Regexp }) {
+	r.title = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+	r.h1 = regexp.MustCompile(`(?is)<h1[^>]*>(.*?)</h1>`)
+	r.tag = regexp.MustCompile(`<[^>]*>`)
+	return r
+})
 
 // htmlTitle is what names an HTML page: its title, else its first heading.
 func htmlTitle(page []byte) string {
-	for _, re := range []*regexp.Regexp{titleRE, h1RE} {
+	res := htmlREs()
+	for _, re := range []*regexp.Regexp{res.title, res.h1} {
 		if m := re.FindSubmatch(page); m != nil {
-			t := html.UnescapeString(tagRE.ReplaceAllString(string(m[1]), ""))
+			t := html.UnescapeString(res.tag.ReplaceAllString(string(m[1]), ""))
 			if t = strings.Join(strings.Fields(t), " "); t != "" {
-				return truncate(t, 80)
+				return core.Truncate(t, 80, core.Bytes)
 			}
 		}
 	}

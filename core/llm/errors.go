@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -34,7 +33,7 @@ type statusError struct {
 }
 
 func (e *statusError) Error() string {
-	return fmt.Sprintf("HTTP %d: %s", e.status, truncate(string(e.body), 200))
+	return fmt.Sprintf("HTTP %d: %s", e.status, core.Truncate(string(e.body), 200, core.Bytes))
 }
 
 // answerMiddleware turns every HTTP error answer into a *statusError and
@@ -174,7 +173,7 @@ func serverMessage(body []byte) (msg, code string) {
 		if strings.HasPrefix(text, "<") {
 			return "", ""
 		}
-		return truncate(text, 300), ""
+		return core.Truncate(text, 300, core.Bytes), ""
 	}
 	var obj struct {
 		Message string          `json:"message"`
@@ -184,15 +183,15 @@ func serverMessage(body []byte) (msg, code string) {
 	switch {
 	case json.Unmarshal(v.Error, &obj) == nil && obj.Message != "":
 		_ = json.Unmarshal(obj.Code, &code)
-		return truncate(obj.Message, 500), code
+		return core.Truncate(obj.Message, 500, core.Bytes), code
 	case json.Unmarshal(v.Error, &s) == nil && s != "":
-		return truncate(s, 500), ""
+		return core.Truncate(s, 500, core.Bytes), ""
 	case v.Message != "":
-		return truncate(v.Message, 500), ""
+		return core.Truncate(v.Message, 500, core.Bytes), ""
 	case json.Unmarshal(v.Detail, &s) == nil && s != "":
-		return truncate(s, 500), ""
+		return core.Truncate(s, 500, core.Bytes), ""
 	case len(v.Detail) > 0:
-		return truncate(string(v.Detail), 500), ""
+		return core.Truncate(string(v.Detail), 500, core.Bytes), ""
 	}
 	return "", ""
 }
@@ -223,14 +222,4 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 
 func fatalf(format string, args ...any) *core.ModelError {
 	return &core.ModelError{Kind: core.ModelFatal, Message: fmt.Sprintf(format, args...)}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/opsgate/opsgate/core/tools/toolset"
 )
 
 // ServerConfig describes one MCP server, which is one toolset. Exactly one
@@ -68,22 +70,9 @@ func WithConnectTimeout(d time.Duration) Option {
 	return func(h *Host) { h.connectTimeout = d }
 }
 
-// ValidName reports whether s may be a toolset (server) name,
-// ^[a-zA-Z0-9_-]{1,32}$: it becomes a prefix of model-facing tool names and
-// a value the model passes to load_toolset. (A regexp's {1,32} compiles to
-// 32 copies, 30 KB of heap at every start.)
-func ValidName(s string) bool {
-	if len(s) == 0 || len(s) > 32 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+// ValidName reports whether s may be a toolset (server) name
+// (toolset.ValidName).
+func ValidName(s string) bool { return toolset.ValidName(s) }
 
 func (c ServerConfig) validate() error {
 	if !ValidName(c.Name) {

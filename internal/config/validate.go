@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/opsgate/opsgate/core/tools"
-	"github.com/opsgate/opsgate/memory"
+	"github.com/opsgate/opsgate/core/tools/toolset"
+	"github.com/opsgate/opsgate/internal/storeurl"
 )
 
 // ReservedToolsets are toolset names opsgate provides itself.
@@ -152,7 +152,7 @@ func (c *Config) validateLLM() error {
 }
 
 func (c *Config) validateStore() error {
-	if _, err := memory.Parse(c.Store.URL); err != nil {
+	if _, err := storeurl.Parse(c.Store.URL); err != nil {
 		return c.errorf("store.url", "%v", err)
 	}
 	return nil
@@ -191,7 +191,7 @@ func (c *Config) validateTools() error {
 		switch {
 		case s.Name == "":
 			return c.errorf(p+".name", "must be set (it is also the toolset name)")
-		case !tools.ValidName(s.Name):
+		case !toolset.ValidName(s.Name):
 			return c.errorf(p+".name", "%q: use 1 to 32 letters, digits, - and _", s.Name)
 		case slices.Contains(ReservedToolsets, s.Name):
 			return c.errorf(p+".name", "%q is reserved for opsgate's own tools; pick another name", s.Name)

@@ -1,14 +1,13 @@
 // Package tokens counts tokens the way every opsgate figure does: OpenAI's
 // cl100k_base (GPT-4, GPT-3.5-turbo), with its BPE ranks embedded in the
-// binary by tiktoken-go-loader, so counting never touches the network.
-// memory.token_budget and the bench's token figures use it.
+// binary, so counting never touches the network. memory.token_budget and
+// the bench's token figures use it.
 package tokens
 
 import (
 	"sync"
 
 	"github.com/pkoukk/tiktoken-go"
-	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 // Encoding is the tokenizer's name.
@@ -22,7 +21,7 @@ var (
 
 func encoding() (*tiktoken.Tiktoken, error) {
 	encOnce.Do(func() {
-		tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
+		tiktoken.SetBpeLoader(embeddedRanks{})
 		enc, encErr = tiktoken.GetEncoding(Encoding)
 	})
 	return enc, encErr
