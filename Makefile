@@ -25,13 +25,7 @@ test:
 # is written to the package's testdata/fuzz/FuzzX/ (commit it with the fix).
 FUZZTIME ?= 30s
 fuzz:
-	@set -e; for file in $$(grep -rlE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*\(f \*testing\.F\)' . | sort); do \
-		dir=$$(dirname $$file); \
-		for name in $$(sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(f \*testing\.F\).*/\1/p' $$file); do \
-			echo "fuzz: $$dir $$name for $(FUZZTIME)"; \
-			$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$dir/; \
-		done; \
-	done
+	GO=$(GO) bash .ci/fuzz $(FUZZTIME)
 
 # The benchmarks of issue #6: one table on stdout, the same as JSON in bench/results.json.
 # Plain Go benchmarks still work: go test -run '^$' -bench . -benchmem ./bench/ ./memory/...
