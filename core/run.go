@@ -124,7 +124,10 @@ func (e *Engine) newRun(ctx context.Context, s *session, a *activeRun, in Inboun
 	// The run, its message, the message marked handled and a new
 	// conversation's title are one commit.
 	e.stage(rs, Message{Role: RoleUser, Content: in.Text, Time: in.Time})
-	start := Batch{CreateRun: &run, InboundDone: []Inbound{in}}
+	// The run's first block of event numbers is reserved with it: its
+	// first events need no store call of their own.
+	seq := &SeqBlock{ConvKey: s.key, N: seqBlock}
+	start := Batch{CreateRun: &run, InboundDone: []Inbound{in}, Seq: seq}
 	if fresh {
 		conv.Title = title(in.Text)
 		start.Conversation = &conv
@@ -132,6 +135,7 @@ func (e *Engine) newRun(ctx context.Context, s *session, a *activeRun, in Inboun
 	if err := e.commit(ctx, rs, start); err != nil {
 		return nil, err
 	}
+	s.out.adopt(run.ID, seq.Last)
 	s.out.emit(run.ID, Event{Type: EventReady})
 	if fresh {
 		s.out.emit(run.ID, Event{Type: EventConversationTitle, Text: conv.Title})
