@@ -218,3 +218,26 @@ func TestEventsOfATurnAreKeptInFewWrites(t *testing.T) {
 		t.Errorf("%d events (%d tokens) kept in %d store writes; want at most 3", len(kept), tokens, n)
 	}
 }
+
+// Engine.Run does not prune the kept events as it starts: a delete over
+// every kept event would compete with the adapters' start and the first
+// messages for the store (issue 25). It prunes later, then hourly.
+func TestRunDoesNotPruneEventsAtStart(t *testing.T) {
+	log := &callLog{}
+	h := newHarness(t, withStoreWrapper(func(s core.Store) core.Store { log.Store = s; return log }),
+		withConfig(func(c *core.Config) { c.ExpirySweep = time.Millisecond }))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { h.eng.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	h.llm.Push(text("all good"))
+	h.say("is checkout healthy?")
+	h.rec.WaitCompleted(t, 1)
+	// Sweeps ran meanwhile (every millisecond): wait for a few more.
+	for n := log.count("ExpiredApprovals"); log.count("ExpiredApprovals") < n+3; {
+		time.Sleep(time.Millisecond)
+	}
+	if n := log.count("PruneEvents"); n != 0 {
+		t.Fatalf("Run pruned the kept events %d times as it started; want none before a minute", n)
+	}
+}
