@@ -241,3 +241,55 @@ func TestRunDoesNotPruneEventsAtStart(t *testing.T) {
 		t.Fatalf("Run pruned the kept events %d times as it started; want none before a minute", n)
 	}
 }
+
+// startGate is a store whose commit of a run's start waits (up to a
+// second) for the turn's memory retrieval to have begun, and notes
+// whether it had.
+type startGate struct {
+	core.Store
+	retrieving chan struct{}
+	overlapped chan bool
+}
+
+func (g *startGate) Apply(ctx context.Context, b core.Batch) error {
+	if b.CreateRun != nil {
+		select {
+		case <-g.retrieving:
+			g.overlapped <- true
+		case <-time.After(time.Second):
+			g.overlapped <- false
+		}
+	}
+	return g.Store.Apply(ctx, b)
+}
+
+// retrieverFunc is a Retriever.
+type retrieverFunc func(context.Context, core.MemoryQuery) (core.MemoryContext, error)
+
+func (f retrieverFunc) Retrieve(ctx context.Context, q core.MemoryQuery) (core.MemoryContext, error) {
+	return f(ctx, q)
+}
+
+// A new run's memory is retrieved while its start is written, not after
+// (issue 25): the model's request waits for the longer of the two, not
+// for both in turn. What was retrieved still reaches the model.
+func TestMemoryIsRetrievedWhileTheRunStartIsWritten(t *testing.T) {
+	gate := &startGate{retrieving: make(chan struct{}), overlapped: make(chan bool, 1)}
+	var once sync.Once
+	mem := retrieverFunc(func(_ context.Context, q core.MemoryQuery) (core.MemoryContext, error) {
+		once.Do(func() { close(gate.retrieving) })
+		return core.MemoryContext{Text: "<memory_context>roll back with helm (" + q.Text + ")</memory_context>",
+			Refs: []core.MemoryRef{{ID: "d1", Path: "rollback.md", Trusted: true}}}, nil
+	})
+	h := newHarness(t, withMemory(mem), withStoreWrapper(func(s core.Store) core.Store { gate.Store = s; return gate }))
+	h.llm.Push(text("done"))
+	h.say("how do I roll back?")
+	h.rec.WaitCompleted(t, 1)
+	if !<-gate.overlapped {
+		t.Error("the run's start was written before its memory retrieval began")
+	}
+	reqs := h.llm.Requests()
+	if len(reqs) != 1 || !strings.Contains(fmt.Sprint(reqs[0].Messages), "roll back with helm (how do I roll back?)") {
+		t.Errorf("the model's request lacks the turn's memory: %v", reqs)
+	}
+}
