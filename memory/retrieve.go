@@ -126,13 +126,17 @@ func (m *Memory) Retrieve(ctx context.Context, q core.MemoryQuery) (core.MemoryC
 	if maxDocs <= 0 {
 		maxDocs = DefaultMaxDocs
 	}
+	question := NewQuestion(q.Text)
+	if len(question.Terms) == 0 {
+		return core.MemoryContext{}, nil // nothing to search for: no store call
+	}
 	scopes := Visible(q.ConvKey, q.Person)
 	if none, err := m.noneVisible(ctx, scopes); err != nil {
 		return core.MemoryContext{}, fmt.Errorf("memory: retrieve: %w", err)
 	} else if none {
 		return core.MemoryContext{}, nil
 	}
-	cands, err := m.search(ctx, NewQuestion(q.Text), SearchRequest{
+	cands, err := m.search(ctx, question, SearchRequest{
 		Text: q.Text, Scopes: scopes, Limit: maxDocs, IncludeDrafts: true})
 	if err != nil {
 		return core.MemoryContext{}, fmt.Errorf("memory: retrieve: %w", err)
