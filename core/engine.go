@@ -95,6 +95,10 @@ func NewEngine(cfg Config, d Deps) (*Engine, error) {
 	return e, nil
 }
 
+// pruneFirstAfter is how long after Run starts the kept events are first
+// pruned; then hourly.
+const pruneFirstAfter = time.Minute
+
 // Run sweeps expired approvals, and hourly the events older than
 // Config.EventRetention, until ctx ends. Runs themselves are started by
 // Handle and Decide and do not need Run; without it, expiry is still
@@ -105,8 +109,10 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 	t := time.NewTicker(e.cfg.ExpirySweep)
 	defer t.Stop()
-	e.pruneEvents(ctx)
-	pruned := e.now()
+	// The first prune waits pruneFirstAfter: at start it would compete
+	// with the adapters' start and the first messages for the store (a
+	// delete over every kept event), for nothing a minute cannot wait for.
+	pruned := e.now().Add(pruneFirstAfter - time.Hour)
 	for {
 		select {
 		case <-ctx.Done():

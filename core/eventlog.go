@@ -49,6 +49,9 @@ type eventLog struct {
 	wake    chan struct{}
 	// closed: Shutdown gave up on what still waits.
 	closed bool
+	// hurry cuts the writer's linger short: a reader of the store
+	// (flushed) waits for what is queued, or a batch is full.
+	hurry chan struct{}
 }
 
 // gapEvent is a gap event and how many dropped events it stands for.
@@ -58,7 +61,37 @@ type gapEvent struct {
 }
 
 func newEventLog(e *Engine, limit int) *eventLog {
-	return &eventLog{e: e, limit: limit, progress: make(chan struct{}), open: map[string]int{}, wake: make(chan struct{})}
+	return &eventLog{e: e, limit: limit, progress: make(chan struct{}), open: map[string]int{}, wake: make(chan struct{}),
+		hurry: make(chan struct{}, 1)}
+}
+
+// eventLinger is how long the writer lets events gather before it writes
+// them: a generation's tokens come every few milliseconds, and a store
+// write per token (a transaction and, with SQLite, an fsync each) cost
+// more CPU than the rest of the run and competed with the run's own
+// writes for the store. Nothing waits on it: a stream replaying from the
+// store (Engine.Events) and Shutdown hurry the writer (flushed).
+const eventLinger = 100 * time.Millisecond
+
+// kick cuts the writer's current or next linger short.
+func (l *eventLog) kick() {
+	select {
+	case l.hurry <- struct{}{}:
+	default:
+	}
+}
+
+// linger waits, without l.mu, until events have gathered for
+// eventLinger, a batch is full, someone waits for them (kick) or the log
+// is closed.
+func (l *eventLog) linger() {
+	t := time.NewTimer(eventLinger)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-l.hurry:
+	case <-l.wake:
+	}
 }
 
 // eventBatch is the most events written in one store call.
@@ -85,6 +118,9 @@ func (l *eventLog) add(ev Event) {
 		l.queue[0] = Event{}
 		l.queue = l.queue[1:]
 	}
+	if len(l.queue) == eventBatch {
+		l.kick()
+	}
 	if !l.writing {
 		l.writing = true
 		go l.write()
@@ -110,12 +146,19 @@ func (l *eventLog) drop(ev Event) {
 	}})
 }
 
-// write drains the queue, a batch per store call, and ends when it is
-// empty. A batch the store refuses is tried again, with pauses, until it
-// is written or the log is closed.
+// write drains the queue, a batch per store call, each after events
+// gathered for eventLinger, and ends when it is empty. A batch the store
+// refuses is tried again, with pauses, until it is written or the log is
+// closed.
 func (l *eventLog) write() {
 	pause := eventRetryFirst
 	for {
+		l.mu.Lock()
+		gather := l.batch == nil && !l.closed && len(l.queue) < eventBatch
+		l.mu.Unlock()
+		if gather {
+			l.linger()
+		}
 		l.mu.Lock()
 		if l.closed {
 			l.abandon()
@@ -266,6 +309,7 @@ func (l *eventLog) flushed(ctx context.Context) error {
 		if kept >= target {
 			return nil
 		}
+		l.kick()
 		select {
 		case <-progress:
 		case <-ctx.Done():

@@ -85,6 +85,21 @@ func (o *outbox) nextSeq(runID string, now time.Time) int64 {
 	return o.next
 }
 
+// adopt makes the block ending at last, reserved with the start of run
+// runID (Batch.Seq), the one its events are numbered from, so the run's
+// first event costs no store call of its own. A block that numbers
+// already given out here reach (used while the store was down, or taken
+// from a later block meanwhile) is left alone: nextSeq reserves anew.
+func (o *outbox) adopt(runID string, last int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if last <= 0 || last-seqBlock < o.next {
+		return
+	}
+	o.run, o.at = runID, o.e.now()
+	o.next, o.last = last-seqBlock, last
+}
+
 // Waiting for the store to reserve numbers: at most seqWait, or
 // seqWaitFailing once it failed. The run waits (o.mu is held), so a store
 // that is down must not stall it that long at every block: while it is

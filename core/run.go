@@ -21,6 +21,7 @@ type runState struct {
 	withheld  map[string]Tool // write tools of toolsets loaded read-only
 	memoryMsg string          // memory_prepare's additional system message for this turn
 	memLoaded bool
+	memAhead  *memoryFetch    // the turn's memory, retrieved while the run's start was written
 	reported  map[string]bool // unavailable toolsets already told to the user
 	started   time.Time
 	staged    staged // writes waiting for the run's next commit (commit.go)
@@ -124,7 +125,13 @@ func (e *Engine) newRun(ctx context.Context, s *session, a *activeRun, in Inboun
 	// The run, its message, the message marked handled and a new
 	// conversation's title are one commit.
 	e.stage(rs, Message{Role: RoleUser, Content: in.Text, Time: in.Time})
-	start := Batch{CreateRun: &run, InboundDone: []Inbound{in}}
+	if e.cfg.MemoryEnabled && strings.TrimSpace(in.Text) != "" {
+		rs.memAhead = e.fetchMemory(a.ctx, rs, in.Text)
+	}
+	// The run's first block of event numbers is reserved with it: its
+	// first events need no store call of their own.
+	seq := &SeqBlock{ConvKey: s.key, N: seqBlock}
+	start := Batch{CreateRun: &run, InboundDone: []Inbound{in}, Seq: seq}
 	if fresh {
 		conv.Title = title(in.Text)
 		start.Conversation = &conv
@@ -132,6 +139,7 @@ func (e *Engine) newRun(ctx context.Context, s *session, a *activeRun, in Inboun
 	if err := e.commit(ctx, rs, start); err != nil {
 		return nil, err
 	}
+	s.out.adopt(run.ID, seq.Last)
 	s.out.emit(run.ID, Event{Type: EventReady})
 	if fresh {
 		s.out.emit(run.ID, Event{Type: EventConversationTitle, Text: conv.Title})
@@ -180,7 +188,8 @@ func (e *Engine) entry(ctx context.Context, rs *runState) node {
 // memoryPrepare retrieves this turn's long-term memory (docs/design.md §14): it
 // is injected as an extra system message into every model call of the
 // turn and into none after it; it is never stored. A failure is logged
-// and the run goes on without memory: nothing is said to the user.
+// and the run goes on without memory: nothing is said to the user. A new
+// run's retrieval started with it (fetchMemory) and is only waited for.
 func (e *Engine) memoryPrepare(ctx context.Context, rs *runState) node {
 	if !e.cfg.MemoryEnabled || rs.memLoaded {
 		return nodeModel
@@ -194,14 +203,23 @@ func (e *Engine) memoryPrepare(ctx context.Context, rs *runState) node {
 			break
 		}
 	}
+	ahead := rs.memAhead
+	rs.memAhead = nil
 	if strings.TrimSpace(query) == "" {
 		return nodeModel
 	}
-	mc, err := e.memory.Retrieve(ctx, MemoryQuery{
-		ConvKey: rs.run.ConvKey, RunID: rs.run.ID, Requester: rs.run.Requester,
-		Person: e.cfg.Policy.Person(rs.run.Requester.ID), Text: query,
-		TokenBudget: e.cfg.MemoryTokenBudget, MaxDocs: e.cfg.MemoryMaxDocs,
-	})
+	var mc MemoryContext
+	var err error
+	if ahead != nil && ahead.query == query {
+		select {
+		case <-ahead.done:
+			mc, err = ahead.mc, ahead.err
+		case <-ctx.Done():
+			return nodeModel // stopped: modelStep ends the run
+		}
+	} else {
+		mc, err = e.memory.Retrieve(ctx, e.memoryQuery(rs, query))
+	}
 	if err != nil {
 		e.log.Warn("memory retrieval failed; continuing without memory", "conv", rs.run.ConvKey, "run", rs.run.ID, "err", err)
 		return nodeModel
@@ -212,6 +230,36 @@ func (e *Engine) memoryPrepare(ctx context.Context, rs *runState) node {
 	rs.memoryMsg = mc.Text
 	rs.out.emit(rs.run.ID, Event{Type: EventMemoryContextLoaded, Memory: mc.Refs, Text: fmt.Sprintf("%d memory documents", len(mc.Refs))})
 	return nodeModel
+}
+
+func (e *Engine) memoryQuery(rs *runState, text string) MemoryQuery {
+	return MemoryQuery{
+		ConvKey: rs.run.ConvKey, RunID: rs.run.ID, Requester: rs.run.Requester,
+		Person: e.cfg.Policy.Person(rs.run.Requester.ID), Text: text,
+		TokenBudget: e.cfg.MemoryTokenBudget, MaxDocs: e.cfg.MemoryMaxDocs,
+	}
+}
+
+// memoryFetch is a retrieval under way.
+type memoryFetch struct {
+	query string
+	done  chan struct{}
+	mc    MemoryContext
+	err   error
+}
+
+// fetchMemory starts retrieving the memory of a new run's message while
+// the run's start is written (issue 25): the model's request then waits
+// for the longer of the two, not for both in turn. It ends with ctx (the
+// run's).
+func (e *Engine) fetchMemory(ctx context.Context, rs *runState, query string) *memoryFetch {
+	f := &memoryFetch{query: query, done: make(chan struct{})}
+	q := e.memoryQuery(rs, query)
+	go func() {
+		defer close(f.done)
+		f.mc, f.err = e.memory.Retrieve(ctx, q)
+	}()
+	return f
 }
 
 // final records how the run ended and emits completed.

@@ -53,12 +53,25 @@ type Batch struct {
 	// UpdateRun replaces the run's mutable fields (status, counters, usage,
 	// error, end time); a missing run fails the batch with ErrNotFound.
 	UpdateRun *Run
+	// Seq reserves event sequence numbers with the batch's other writes, as
+	// RunStore.ReserveSeq would: a run's first block of numbers comes with
+	// its start, not from a store call of its own before its first event.
+	Seq *SeqBlock
+}
+
+// SeqBlock is a reservation of N event sequence numbers of ConvKey in a
+// Batch; the store sets Last, the last number reserved, once the batch is
+// applied.
+type SeqBlock struct {
+	ConvKey string
+	N       int64
+	Last    int64
 }
 
 // Empty reports whether b writes nothing.
 func (b Batch) Empty() bool {
 	return b.Conversation == nil && b.CreateRun == nil && len(b.Messages) == 0 && len(b.InboundDone) == 0 &&
-		len(b.Approvals) == 0 && b.Checkpoint == nil && len(b.Audit) == 0 && b.UpdateRun == nil
+		len(b.Approvals) == 0 && b.Checkpoint == nil && len(b.Audit) == 0 && b.UpdateRun == nil && b.Seq == nil
 }
 
 // EventLog keeps the events of conversations as people were shown them,

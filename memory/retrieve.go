@@ -126,8 +126,18 @@ func (m *Memory) Retrieve(ctx context.Context, q core.MemoryQuery) (core.MemoryC
 	if maxDocs <= 0 {
 		maxDocs = DefaultMaxDocs
 	}
-	cands, err := m.search(ctx, NewQuestion(q.Text), SearchRequest{
-		Text: q.Text, Scopes: Visible(q.ConvKey, q.Person), Limit: maxDocs, IncludeDrafts: true})
+	question := NewQuestion(q.Text)
+	if len(question.Terms) == 0 {
+		return core.MemoryContext{}, nil // nothing to search for: no store call
+	}
+	scopes := Visible(q.ConvKey, q.Person)
+	if none, err := m.noneVisible(ctx, scopes); err != nil {
+		return core.MemoryContext{}, fmt.Errorf("memory: retrieve: %w", err)
+	} else if none {
+		return core.MemoryContext{}, nil
+	}
+	cands, err := m.search(ctx, question, SearchRequest{
+		Text: q.Text, Scopes: scopes, Limit: maxDocs, IncludeDrafts: true})
 	if err != nil {
 		return core.MemoryContext{}, fmt.Errorf("memory: retrieve: %w", err)
 	}
@@ -137,6 +147,19 @@ func (m *Memory) Retrieve(ctx context.Context, q core.MemoryQuery) (core.MemoryC
 	}
 	m.recordUsage(ctx, q, inj.refs)
 	return core.MemoryContext{Text: inj.text(), Refs: inj.refs}, nil
+}
+
+// noneVisible reports whether the store holds no document of scopes that
+// a turn could be given (active or draft): then memory_prepare searches
+// nothing. Memory starts empty in most deployments, and every turn asks
+// before its model call (issue 25): one indexed look-up for the first
+// such document costs far less than reading the question and searching.
+func (m *Memory) noneVisible(ctx context.Context, scopes []docs.Scope) (bool, error) {
+	if len(scopes) == 0 {
+		return true, nil
+	}
+	ds, err := m.store.Documents(ctx, docs.Filter{Scopes: scopes, Statuses: []docs.Status{docs.Active, docs.Draft}, Limit: 1})
+	return len(ds) == 0, err
 }
 
 // aboveFloor keeps the candidates whose Coverage reaches memory.min_score

@@ -28,6 +28,10 @@ func (brokenSearch) SearchDocuments(context.Context, docs.Query) ([]docs.Match, 
 // logged.
 func TestMemoryUnavailableRunGoesOn(t *testing.T) {
 	st := enginetest.New(t)
+	// A document the conversation may see: with none, Retrieve searches
+	// nothing (issue 25), and the broken search would not be reached.
+	saveDoc(t, st.Store, docs.Document{Path: "payments/502.md", Title: "payments-api 502s",
+		Content: "payments-api answers 502 after a deploy until its pods are ready."})
 	var logs coretest.SyncBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	m := memory.New(brokenSearch{st.Store}, memory.Options{Logger: log})

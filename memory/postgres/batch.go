@@ -44,3 +44,6 @@ func (w txWriter) CreateApprovals(as []core.Approval) error {
 func (w txWriter) SaveCheckpoint(cp core.Checkpoint) error { return saveCheckpoint(w.ctx, w.tx, cp) }
 func (w txWriter) AppendAudit(e core.AuditEntry) error     { return appendAudit(w.ctx, w.tx, e) }
 func (w txWriter) UpdateRun(r core.Run) error              { return updateRun(w.ctx, w.tx, r) }
+func (w txWriter) ReserveSeq(convKey string, n int64) (int64, error) {
+	return reserveSeq(w.ctx, w.tx, convKey, n)
+}

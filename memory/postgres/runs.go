@@ -202,12 +202,20 @@ func scanCheckpoint(row pgx.Row) (core.Checkpoint, error) {
 // lock of the upsert orders concurrent reservations.
 func (s *Store) ReserveSeq(ctx context.Context, convKey string, n int64) (int64, error) {
 	var last int64
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `INSERT INTO event_seqs (conv_key, seq) VALUES ($1, $2)
-			ON CONFLICT (conv_key) DO UPDATE SET seq = event_seqs.seq + excluded.seq RETURNING seq`, convKey, n).Scan(&last)
+	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
+		last, err = reserveSeq(ctx, tx, convKey, n)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("postgres: reserve event sequence numbers of %q: %w", convKey, err)
 	}
 	return last, nil
+}
+
+// reserveSeq reserves n sequence numbers in tx (ReserveSeq, Batch.Seq);
+// the row lock of the upsert orders concurrent reservations.
+func reserveSeq(ctx context.Context, tx pgx.Tx, convKey string, n int64) (last int64, err error) {
+	err = tx.QueryRow(ctx, `INSERT INTO event_seqs (conv_key, seq) VALUES ($1, $2)
+		ON CONFLICT (conv_key) DO UPDATE SET seq = event_seqs.seq + excluded.seq RETURNING seq`, convKey, n).Scan(&last)
+	return last, err
 }

@@ -87,10 +87,16 @@ func (s *Store) Conversations(ctx context.Context, f core.ConversationFilter) ([
 		limit = -1 // SQLite: no limit
 	}
 	// substr counts characters of TEXT; the prefix is compared as text, so
-	// its length is given in characters too. LIKE would fold case.
-	rows, err := s.r.query(ctx, `SELECT `+conversationColumns+` FROM conversations
-		WHERE substr(key, 1, ?) = ? ORDER BY updated_at DESC LIMIT ?`,
-		utf8.RuneCountInString(f.KeyPrefix), f.KeyPrefix, limit)
+	// its length is given in characters too. LIKE would fold case. The
+	// range on key lets SQLite seek the primary key's index rather than
+	// read every conversation: a chat adapter asks at a chat's first
+	// message, before the message is stored (issue 25).
+	query, args := conversationsAll, []any{limit}
+	if f.KeyPrefix != "" {
+		query = conversationsPrefixed
+		args = []any{utf8.RuneCountInString(f.KeyPrefix), f.KeyPrefix, f.KeyPrefix + prefixEnd, limit}
+	}
+	rows, err := s.r.query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: conversations: %w", err)
 	}
@@ -108,6 +114,18 @@ func (s *Store) Conversations(ctx context.Context, f core.ConversationFilter) ([
 	}
 	return out, nil
 }
+
+const (
+	conversationsAll = `SELECT ` + conversationColumns + ` FROM conversations
+		ORDER BY updated_at DESC LIMIT ?`
+	conversationsPrefixed = `SELECT ` + conversationColumns + ` FROM conversations
+		WHERE key >= ?2 AND key < ?3 AND substr(key, 1, ?1) = ?2 ORDER BY updated_at DESC LIMIT ?4`
+)
+
+// prefixEnd follows a prefix to make the bound every key beginning with
+// it sorts below: in UTF-8, the byte after a prefix is at most 0xF4, and
+// after 0xF4 at most 0x8F.
+const prefixEnd = "\xf4\x90"
 
 func updateConversation(ctx context.Context, q queryer, c core.Conversation) error {
 	toolsets, err := codec.EncodeToolsets(c.Toolsets)

@@ -108,12 +108,19 @@ func scanRun(row scanner) (core.Run, error) {
 // ReserveSeq reserves n sequence numbers of the conversation's events.
 func (s *Store) ReserveSeq(ctx context.Context, convKey string, n int64) (int64, error) {
 	var last int64
-	err := s.inTx(ctx, func(tx *txn) error {
-		return tx.queryRow(ctx, `INSERT INTO event_seqs (conv_key, seq) VALUES (?1, ?2)
-			ON CONFLICT (conv_key) DO UPDATE SET seq = seq + ?2 RETURNING seq`, convKey, n).Scan(&last)
+	err := s.inTx(ctx, func(tx *txn) (err error) {
+		last, err = reserveSeq(ctx, tx, convKey, n)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: reserve event sequence numbers of %q: %w", convKey, err)
 	}
 	return last, nil
+}
+
+// reserveSeq reserves n sequence numbers in tx (ReserveSeq, Batch.Seq).
+func reserveSeq(ctx context.Context, tx *txn, convKey string, n int64) (last int64, err error) {
+	err = tx.queryRow(ctx, `INSERT INTO event_seqs (conv_key, seq) VALUES (?1, ?2)
+		ON CONFLICT (conv_key) DO UPDATE SET seq = seq + ?2 RETURNING seq`, convKey, n).Scan(&last)
+	return last, err
 }

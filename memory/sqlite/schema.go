@@ -2,11 +2,14 @@ package sqlite
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"sync"
 
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/memory/internal/migration"
 )
 
 // schemaObject is one named entry of sqlite_master.
@@ -60,41 +63,68 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 	return &e
 }
 
-// expected is the schema the migrations make, built once per process by
-// migrating an in-memory database with the same code as a file.
+// expected is the schema the migrations make, read once per process:
+// from schema_expected.go when it was written from the migrations this
+// binary embeds (the usual case, costing nothing at start), else by
+// migrating an in-memory database with the same code as a file (a few
+// milliseconds and megabytes at every start, which issue 25 measured).
 var expected struct {
 	once sync.Once
 	objs []schemaObject
 	err  error
+	// built counts the in-memory migrations, for the test that start-up
+	// does none.
+	built int
 }
 
 func expectedSchema(ctx context.Context) ([]schemaObject, error) {
 	expected.once.Do(func() {
-		// A caller's deadline must not leave a failure cached for good.
-		ctx := context.WithoutCancel(ctx)
-		db, err := sql.Open("sqlite", ":memory:")
-		if err != nil {
-			expected.err = fmt.Errorf("sqlite: schema check: %w", err)
+		if sum, err := migrationsSum(); err == nil && sum == expectedSchemaSum {
+			expected.objs = expectedSchemaObjects
 			return
 		}
-		db.SetMaxOpenConns(1) // each connection would be another database
-		// The smallest pages: the schema does not depend on the page size,
-		// and this database's pages stay in memory (every table, index and
-		// FTS5 shadow table has at least one), at every start.
-		if _, err := db.ExecContext(ctx, "PRAGMA page_size = 512"); err != nil {
-			db.Close()
-			expected.err = fmt.Errorf("sqlite: schema check: %w", err)
-			return
-		}
-		s := &Store{w: newPool(db), r: newPool(db)}
-		defer s.w.close() // closes db; s.r holds no statements
-		if _, err := s.Migrate(ctx); err != nil {
-			expected.err = fmt.Errorf("sqlite: schema check: %w", err)
-			return
-		}
-		expected.objs, expected.err = readSchema(ctx, db)
+		expected.built++
+		expected.objs, expected.err = buildExpectedSchema(ctx)
 	})
 	return expected.objs, expected.err
+}
+
+// migrationsSum identifies the migrations this binary embeds: their
+// versions, names and SQL.
+func migrationsSum() (string, error) {
+	ms, err := migration.Load(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, m := range ms {
+		fmt.Fprintf(h, "%d\x00%s\x00%d\x00%s\x00", m.Version, m.Name, len(m.SQL), m.SQL)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// buildExpectedSchema migrates an in-memory database and reads its schema.
+func buildExpectedSchema(ctx context.Context) ([]schemaObject, error) {
+	// A caller's deadline must not leave a failure cached for good.
+	ctx = context.WithoutCancel(ctx)
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: schema check: %w", err)
+	}
+	db.SetMaxOpenConns(1) // each connection would be another database
+	// The smallest pages: the schema does not depend on the page size,
+	// and this database's pages stay in memory (every table, index and
+	// FTS5 shadow table has at least one).
+	if _, err := db.ExecContext(ctx, "PRAGMA page_size = 512"); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: schema check: %w", err)
+	}
+	s := &Store{w: newPool(db), r: newPool(db)}
+	defer s.w.close() // closes db; s.r holds no statements
+	if _, err := s.Migrate(ctx); err != nil {
+		return nil, fmt.Errorf("sqlite: schema check: %w", err)
+	}
+	return readSchema(ctx, db)
 }
 
 // readSchema lists the tables, indexes and triggers of db in creation

@@ -289,3 +289,31 @@ func testReserveSeqConcurrent(t *testing.T, s core.Store) {
 		t.Fatalf("first ReserveSeq of another conversation = %d, %v; want 1", last, err)
 	}
 }
+
+// A batch's Seq reserves numbers from the same counter as ReserveSeq, with
+// the batch's other writes: a run's first block comes with its start.
+func testReserveSeqInBatch(t *testing.T, s core.Store) {
+	ctx := t.Context()
+	if last, err := s.ReserveSeq(ctx, "conv-batch-seq", 5); err != nil || last != 5 {
+		t.Fatalf("ReserveSeq = %d, %v; want 5", last, err)
+	}
+	seq := &core.SeqBlock{ConvKey: "conv-batch-seq", N: 32}
+	run := core.Run{ID: "run-batch-seq", ConvKey: "conv-batch-seq", Status: core.RunRunning, StartedAt: time.Now()}
+	if err := s.Apply(ctx, core.Batch{Conversation: &core.Conversation{Key: "conv-batch-seq"}, CreateRun: &run, Seq: seq}); err != nil {
+		t.Fatal(err)
+	}
+	if seq.Last != 37 {
+		t.Fatalf("the batch reserved up to %d; want 37 (5 before it, 32 in it)", seq.Last)
+	}
+	if last, err := s.ReserveSeq(ctx, "conv-batch-seq", 1); err != nil || last != 38 {
+		t.Fatalf("ReserveSeq after the batch = %d, %v; want 38", last, err)
+	}
+	// A batch that fails reserves nothing.
+	failed := &core.SeqBlock{ConvKey: "conv-batch-seq", N: 32}
+	if err := s.Apply(ctx, core.Batch{CreateRun: &run, Seq: failed}); err == nil {
+		t.Fatal("a batch creating an existing run was applied")
+	}
+	if last, err := s.ReserveSeq(ctx, "conv-batch-seq", 1); err != nil || last != 39 {
+		t.Fatalf("ReserveSeq after a failed batch = %d, %v; want 39", last, err)
+	}
+}

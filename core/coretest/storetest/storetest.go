@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"RunDuplicate", testRunDuplicate},
 		{"UnfinishedRuns", testUnfinishedRuns},
 		{"ReserveSeqConcurrent", testReserveSeqConcurrent},
+		{"ReserveSeqInBatch", testReserveSeqInBatch},
 		{"EventsRoundTrip", testEventsRoundTrip},
 		{"EventsAppendIsIdempotent", testEventsAppendIsIdempotent},
 		{"EventsPrune", testEventsPrune},

@@ -19,6 +19,9 @@ type Writer interface {
 	SaveCheckpoint(cp core.Checkpoint) error
 	AppendAudit(e core.AuditEntry) error
 	UpdateRun(r core.Run) error
+	// ReserveSeq reserves n event sequence numbers of the conversation
+	// and returns the last.
+	ReserveSeq(convKey string, n int64) (int64, error)
 }
 
 // Apply makes the writes of b with w, in the order of core.Batch's fields;
@@ -63,6 +66,13 @@ func Apply(w Writer, b core.Batch) error {
 		if err := w.UpdateRun(*r); err != nil {
 			return fmt.Errorf("update run %q: %w", r.ID, err)
 		}
+	}
+	if s := b.Seq; s != nil {
+		last, err := w.ReserveSeq(s.ConvKey, s.N)
+		if err != nil {
+			return fmt.Errorf("reserve event sequence numbers of %q: %w", s.ConvKey, err)
+		}
+		s.Last = last
 	}
 	return nil
 }
