@@ -4,7 +4,7 @@ package sqlite
 
 // expectedSchemaSum is migrationsSum of the migrations expectedSchemaObjects
 // were read from.
-const expectedSchemaSum = "69559945e298e3d8594b78561d134c7d1d522bb452f16e483c14bb66440e7b1f"
+const expectedSchemaSum = "377c1b1151821eea5967938d15a88d6f50f1805f38939ebf6343df1a129e2b8e"
 
 // expectedSchemaObjects is the schema those migrations make, as
 // CheckSchema compares it (the SQL of triggers only).
