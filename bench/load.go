@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -134,9 +133,7 @@ func runLoad(ctx context.Context, bin *binary, opt LoadOptions) (*loadRun, error
 			return nil, fmt.Errorf("PostgreSQL: %w", err)
 		}
 		defer cluster.Close()
-		b, _ := os.ReadFile(cfg)
-		b = regexp.MustCompile(`(?m)^  url: sqlite://.*$`).ReplaceAll(b, []byte("  url: "+cluster.URL("postgres")))
-		if err := os.WriteFile(cfg, b, 0o600); err != nil {
+		if err := useStore(cfg, cluster.URL("postgres")); err != nil {
 			return nil, err
 		}
 	}

@@ -3,14 +3,11 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
-	"github.com/opsgate/opsgate/internal/pgtest"
 )
 
 // The docs/design.md §16 bounds of figure 9's second row: every conversation
@@ -29,19 +26,12 @@ const storeRestartWatch = 20 * time.Second
 // store's return until every conversation shows its whole answer, and the
 // answers shown more than once (docs/design.md §16: a message is answered once).
 func StoreRestart(ctx context.Context, bin *binary, conversations int) ([]Row, error) {
-	path, err := bin.get(ctx)
+	r, err := newPGReplicas(ctx, bin)
 	if err != nil {
 		return nil, err
 	}
-	cluster, err := pgtest.Start()
-	if err != nil {
-		return nil, fmt.Errorf("PostgreSQL (needed for figure 9): %w", err)
-	}
-	defer cluster.Close()
-	tg := telegramtest.NewServer()
-	defer tg.Close()
-	model := llmfake.NewServer()
-	defer model.Close()
+	defer r.close()
+	path, cluster, tg, model := r.path, r.cluster, r.tg, r.model
 	const base = 9000
 	question := func(i int) string { return fmt.Sprintf("figure 9, chat %d: is payments healthy?", i) }
 	answer := func(i int) string { return replyText(fmt.Sprint(i), 40) + fmt.Sprintf(" END-%d", i) }
@@ -57,22 +47,12 @@ func StoreRestart(ctx context.Context, bin *binary, conversations int) ([]Row, e
 		}
 		return llmfake.Reply{Text: "A title"}
 	})
-	dir, err := os.MkdirTemp("", "opsgate-bench-storerestart-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
 	users := make([]int64, conversations)
 	for i := range users {
 		users[i] = base + int64(i)
 	}
-	cfg, err := writeServeConfig(dir, model.URL, tg.URL, users)
+	cfg, err := r.config(users)
 	if err != nil {
-		return nil, err
-	}
-	b, _ := os.ReadFile(cfg)
-	b = regexp.MustCompile(`(?m)^  url: sqlite://.*$`).ReplaceAll(b, []byte("  url: "+cluster.URL("postgres")))
-	if err := os.WriteFile(cfg, b, 0o600); err != nil {
 		return nil, err
 	}
 

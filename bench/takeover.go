@@ -3,14 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
-	"regexp"
 	"strings"
 	"time"
-
-	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
-	"github.com/opsgate/opsgate/core/coretest/llmfake"
-	"github.com/opsgate/opsgate/internal/pgtest"
 )
 
 // takeoverMax is the docs/design.md §12 bound on a poller takeover.
@@ -20,31 +14,14 @@ const takeoverMax = 15 * time.Second
 // one throw-away PostgreSQL with the Telegram adapter; kill -9 of the one
 // that polls, and the time until the other polls, over kills.
 func Takeover(ctx context.Context, bin *binary, kills int) ([]Row, error) {
-	path, err := bin.get(ctx)
+	r, err := newPGReplicas(ctx, bin)
 	if err != nil {
 		return nil, err
 	}
-	cluster, err := pgtest.Start()
+	defer r.close()
+	path := r.path
+	cfg, err := r.config([]int64{42})
 	if err != nil {
-		return nil, fmt.Errorf("PostgreSQL (needed for figure 9): %w", err)
-	}
-	defer cluster.Close()
-	tg := telegramtest.NewServer()
-	defer tg.Close()
-	model := llmfake.NewServer()
-	defer model.Close()
-	dir, err := os.MkdirTemp("", "opsgate-bench-takeover-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	cfg, err := writeServeConfig(dir, model.URL, tg.URL, []int64{42})
-	if err != nil {
-		return nil, err
-	}
-	b, _ := os.ReadFile(cfg)
-	b = regexp.MustCompile(`(?m)^  url: sqlite://.*$`).ReplaceAll(b, []byte("  url: "+cluster.URL("postgres")))
-	if err := os.WriteFile(cfg, b, 0o600); err != nil {
 		return nil, err
 	}
 
