@@ -482,18 +482,7 @@ func midApproval(t *testing.T, end func(*replica)) {
 	time.Sleep(settle)
 	assertAlive(t, b)
 
-	if n := len(k8s.Calls()); n != 1 {
-		t.Errorf("scale_deployment ran %d times, want once: %+v", n, k8s.Calls())
-	}
-	if n := count(tg.Messages(42), final); n != 1 {
-		t.Errorf("the message was answered %d times, want once", n)
-	}
-	if n := retryNotes(tg.Messages(42)); n > 1 {
-		t.Errorf("%d retry notes, want at most one", n)
-	}
-	if n := auditCount(t, dbURL, core.AuditApproved, "scale_deployment"); n != 1 {
-		t.Errorf("%d approved audit entries for scale_deployment, want 1 (decided once)", n)
-	}
+	assertDecidedAndRunOnce(t, tg, k8s, dbURL, "scale_deployment", final)
 	if n := auditCount(t, dbURL, core.AuditExecuted, "scale_deployment"); n != 1 {
 		t.Errorf("%d executed audit entries for scale_deployment, want 1", n)
 	}
@@ -547,18 +536,7 @@ func midToolCall(t *testing.T, seconds int, end func(*replica), unknown bool) {
 	time.Sleep(settle)
 	assertAlive(t, b)
 
-	if n := len(k8s.Calls()); n != 1 {
-		t.Errorf("drain_node ran %d times, want once: %+v", n, k8s.Calls())
-	}
-	if n := count(tg.Messages(42), final); n != 1 {
-		t.Errorf("the message was answered %d times, want once", n)
-	}
-	if n := retryNotes(tg.Messages(42)); n > 1 {
-		t.Errorf("%d retry notes, want at most one", n)
-	}
-	if n := auditCount(t, dbURL, core.AuditApproved, "drain_node"); n != 1 {
-		t.Errorf("%d approved audit entries for drain_node, want 1", n)
-	}
+	assertDecidedAndRunOnce(t, tg, k8s, dbURL, "drain_node", final)
 	wantUnknown := 0
 	if unknown {
 		wantUnknown = 1
@@ -703,4 +681,23 @@ func TestFaultKill9MidFire(t *testing.T) {
 		a.kill9()
 		b.kill9()
 	}, 15*time.Second)
+}
+
+// assertDecidedAndRunOnce checks what every approval fault promises: the
+// tool ran once at the tool server, its approval was decided once, and
+// chat 42 got the final answer once with at most one retry note.
+func assertDecidedAndRunOnce(t *testing.T, tg *telegramtest.Server, k8s *mcpfake.Fixture, dbURL, tool, final string) {
+	t.Helper()
+	if n := len(k8s.Calls()); n != 1 {
+		t.Errorf("%s ran %d times, want once: %+v", tool, n, k8s.Calls())
+	}
+	if n := count(tg.Messages(42), final); n != 1 {
+		t.Errorf("the message was answered %d times, want once", n)
+	}
+	if n := retryNotes(tg.Messages(42)); n > 1 {
+		t.Errorf("%d retry notes, want at most one", n)
+	}
+	if n := auditCount(t, dbURL, core.AuditApproved, tool); n != 1 {
+		t.Errorf("%d approved audit entries for %s, want 1 (decided once)", n, tool)
+	}
 }
