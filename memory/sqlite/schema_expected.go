@@ -4,7 +4,7 @@ package sqlite
 
 // expectedSchemaSum is migrationsSum of the migrations expectedSchemaObjects
 // were read from.
-const expectedSchemaSum = "377c1b1151821eea5967938d15a88d6f50f1805f38939ebf6343df1a129e2b8e"
+const expectedSchemaSum = "6cd5d827c5288cf2f08c0fddaade2ba8f579d7caff87d750834af4bf4cfad33d"
 
 // expectedSchemaObjects is the schema those migrations make, as
 // CheckSchema compares it (the SQL of triggers only).
