@@ -48,9 +48,18 @@ func fsWriteFile(ctx context.Context, r reader, args map[string]any) (core.Previ
 		return p, nil
 	}
 	p.Diff = "--- " + path + "\n+++ " + path + "\n" + body
-	rm, add := changedLines(p.Diff)
-	p.Summary = fmt.Sprintf("%s: %d lines removed, %d added", path, rm, add)
+	p.Summary = path + ": " + lineCounts(p.Diff)
 	return p, nil
+}
+
+// lineCounts is "1 line removed, 2 added".
+func lineCounts(diff string) string {
+	rm, add := changedLines(diff)
+	s := fmt.Sprintf("%d lines removed, %d added", rm, add)
+	if rm == 1 {
+		s = fmt.Sprintf("1 line removed, %d added", add)
+	}
+	return s
 }
 
 func fsEditFile(ctx context.Context, r reader, args map[string]any) (core.Preview, error) {
@@ -74,8 +83,7 @@ func fsEditFile(ctx context.Context, r reader, args map[string]any) (core.Previe
 		return p, nil
 	}
 	p.Diff = unfence(res.Content)
-	rm, add := changedLines(p.Diff)
-	p.Summary = fmt.Sprintf("%s: %d lines removed, %d added", path, rm, add)
+	p.Summary = path + ": " + lineCounts(p.Diff)
 	return p, nil
 }
 
