@@ -58,8 +58,11 @@ func (e *Engine) runPreview(ctx context.Context, tool Tool, args json.RawMessage
 	return got.p
 }
 
-// savePreview stores p with approval id and shows the approval again, as
-// it now stands (a preview may arrive after the decision).
+// savePreview stores p with approval id and, while the approval is still
+// pending, shows it again with its preview (every card edits itself in
+// place). A preview that arrives after the decision is only stored: the
+// console and `opsgate approvals show` have it, the decided cards are left
+// as they are.
 func (e *Engine) savePreview(ctx context.Context, id string, p Preview) {
 	if err := e.store.Apply(ctx, Batch{Previews: []ApprovalPreview{{ApprovalID: id, Preview: p}}}); err != nil {
 		e.log.Error("store an approval's preview", "approval", id, "err", err)
@@ -70,11 +73,8 @@ func (e *Engine) savePreview(ctx context.Context, id string, p Preview) {
 		e.log.Error("read an approval after its preview", "approval", id, "err", err)
 		return
 	}
-	switch a.Status {
-	case ApprovalPending:
+	if a.Status == ApprovalPending {
 		e.emitApproval(ctx, EventToolAwaitingApproval, a)
-	default:
-		e.emitDecision(ctx, a)
 	}
 }
 

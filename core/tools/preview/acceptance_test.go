@@ -39,6 +39,9 @@ func TestFilesystemWriteFileCardShowsUnifiedDiff(t *testing.T) {
 	root, card := s.ask("fs", "write_file", argsJSON(t, map[string]any{"path": conf, "content": after}), "The pool has 5 now.")
 	card = s.waitCardText(card, "--- "+conf, "+++ "+conf, "-size=2", "+size=5", "1 line removed, 1 added")
 	t.Logf("the card:\n%s", card.Plain())
+	if n := len(s.fake.BotReplies(chOps, root)); n != 2 {
+		t.Errorf("%d bot messages in the thread, want 2 (the run's status and the card): the preview is an edit of the card", n)
+	}
 	for _, noise := range []string{"-name=payments", "+name=payments", "-timeout", "+timeout"} {
 		if strings.Contains(card.Plain(), noise) {
 			t.Errorf("the diff shows an unchanged line as changed (%q):\n%s", noise, card.Plain())
