@@ -56,16 +56,15 @@ func newStack(t *testing.T, recipes map[string][]preview.Recipe, servers ...tool
 	ccfg := enginetest.Config()
 	ccfg.Policy = core.DefaultPolicy{Approvers: map[string][]string{"slack": cfg.Approvers}}
 	var err error
-	if s.a, err = slack.New(cfg, nil, coretest.Logger(t)); err != nil {
+	if s.a, err = slack.New(cfg, coretest.Logger(t)); err != nil {
 		t.Fatal(err)
 	}
 	deps := s.base.Deps(t, s.a.Sender())
 	deps.Previewer = preview.New(s.base.Tools, recipes)
 	s.eng = enginetest.Engine(t, ccfg, deps)
-	s.a.SetEngine(s.eng)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
-	go func() { s.runDone <- s.a.Run(ctx) }()
+	go func() { s.runDone <- s.a.Run(ctx, s.eng) }()
 	s.fake.WaitConnected(t)
 	t.Cleanup(s.shutdown)
 	return s
