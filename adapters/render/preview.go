@@ -16,6 +16,9 @@ const MaxPreviewLines = 20
 // of them still fit one message.
 const maxPreviewLineRunes = 80
 
+// maxWhyRunes bounds a line of a server's refusal on a chat card.
+const maxWhyRunes = 400
+
 // previewText is the preview section of a card, in the renderer's
 // Markdown: the summary, a diff of at most maxLines lines (all when
 // maxLines <= 0), or why there is none. Empty when the approval has no
@@ -43,10 +46,11 @@ func previewText(a core.Approval, maxLines int) string {
 			b.WriteString(": " + oneLine(p.Summary, 300))
 		}
 		if p.Why != "" {
-			b.WriteString("\n" + fenced("text", p.Why, maxLines))
+			// A server's refusal is read whole: it says what to fix.
+			b.WriteString("\n" + fenced("text", p.Why, maxLines, maxWhyRunes))
 		}
 		if p.Diff != "" {
-			b.WriteString("\n" + fenced("diff", p.Diff, maxLines))
+			b.WriteString("\n" + fenced("diff", p.Diff, maxLines, maxPreviewLineRunes))
 		}
 		if n := DiffLines(p.Diff); maxLines > 0 && n > maxLines {
 			b.WriteString("\n… " + strconv.Itoa(n-maxLines) + " more lines: `opsgate approvals show " + a.ID + "`")
@@ -65,14 +69,14 @@ func DiffLines(diff string) int {
 
 // fenced is text in a code fence of the given language, cut to maxLines
 // lines, with fences inside it broken so that it cannot end the block.
-func fenced(lang, text string, maxLines int) string {
+func fenced(lang, text string, maxLines, maxRunes int) string {
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	if maxLines > 0 && len(lines) > maxLines {
 		lines = lines[:maxLines]
 	}
 	for i, l := range lines {
-		if r := []rune(l); maxLines > 0 && len(r) > maxPreviewLineRunes {
-			l = string(r[:maxPreviewLineRunes]) + "…"
+		if r := []rune(l); maxLines > 0 && len(r) > maxRunes {
+			l = string(r[:maxRunes]) + "…"
 		}
 		lines[i] = strings.ReplaceAll(l, "```", "`\u200b``")
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/core/tools/preview"
+	"github.com/opsgate/opsgate/internal/kubetest"
 )
 
 // The acceptance tests run the whole stack as `opsgate serve` does: the
@@ -230,3 +231,6 @@ func need(t *testing.T, why string) {
 	}
 	t.Skip("SKIPPED: " + why)
 }
+
+// TestMain stops the control plane the Kubernetes drills share.
+func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
