@@ -193,21 +193,12 @@ func (s *stack) audit(root, kind string) []core.AuditEntry {
 }
 
 // filesystemServer is @modelcontextprotocol/server-filesystem serving dir,
-// from the cache deployments/kube/build.sh fills; the test is skipped
-// without it (failed under CI=true).
+// from the cache deployments/kube/build.sh fills (internal/kubetest); the
+// test is skipped without it (failed under CI=true).
 func filesystemServer(t *testing.T, name, dir string) tools.ServerConfig {
 	t.Helper()
-	home, _ := os.UserHomeDir()
-	cache := os.Getenv("OPSGATE_KUBE_CACHE")
-	if cache == "" {
-		cache = filepath.Join(home, ".cache", "opsgate", "kube-v1.37.2")
-	}
-	entry := filepath.Join(cache, "npm", "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
-	node, err := exec.LookPath("node")
-	if _, serr := os.Stat(entry); serr != nil || err != nil {
-		need(t, "server-filesystem is not installed ("+entry+"; run deployments/kube/build.sh) or node is missing")
-	}
-	return tools.ServerConfig{Name: name, Command: node, Args: []string{entry, dir}}
+	argv := append(kubetest.MCPServer(t, kubetest.ServerFilesystem), dir)
+	return tools.ServerConfig{Name: name, Command: argv[0], Args: argv[1:]}
 }
 
 // hangServer builds and returns testdata/hangserver, an MCP server whose
@@ -220,16 +211,6 @@ func hangServer(t *testing.T, name string) tools.ServerConfig {
 		t.Fatalf("go build testdata/hangserver: %v\n%s", err, out)
 	}
 	return tools.ServerConfig{Name: name, Command: bin}
-}
-
-// need skips the test with a loud message, or fails it under CI=true:
-// CI must never report green for a test it did not run.
-func need(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatal("SKIPPED UNDER CI: " + why)
-	}
-	t.Skip("SKIPPED: " + why)
 }
 
 // TestMain stops the control plane the Kubernetes drills share.
