@@ -263,6 +263,12 @@ func TestKubectlPatchCardShowsServerDryRun(t *testing.T) {
 	}
 	s.click(card, "deny")
 	s.waitFinal(root, "Not patched.")
+
+	// kubectl_scale is dry-run as the patch it amounts to.
+	root, card = s.ask("kubectl", "kubectl_scale", `{"name":"payments-api","namespace":"`+ns+`","replicas":4}`, "Left at 3 again.")
+	card = s.waitCardText(card, "replicas: 3 → 4 (server-side dry-run)", "-  replicas: 3", "+  replicas: 4")
+	s.click(card, "deny")
+	s.waitFinal(root, "Left at 3 again.")
 	if got := jsonpath(t, c, ns, ".spec.replicas"); got != "3" {
 		t.Errorf("spec.replicas = %s, want 3", got)
 	}

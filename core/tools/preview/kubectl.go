@@ -37,23 +37,46 @@ func resourceType(args map[string]any, fallback string) string {
 
 func kubectlScale(ctx context.Context, r reader, args map[string]any) (core.Preview, error) {
 	// kubectl scale --dry-run=server echoes the object unscaled, so the
-	// scale is previewed from the live object.
-	get := kubectlGet(r, resourceType(args, "deployment"), str(args, "name"), str(args, "namespace"))
-	return replicaChange(ctx, get, args["replicas"])
+	// scale is dry-run as the patch it amounts to: the API server still
+	// validates it (a negative count is refused on the card).
+	rt, name, ns := resourceType(args, "deployment"), str(args, "name"), str(args, "namespace")
+	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"replicas": args["replicas"]}})
+	if err != nil {
+		return core.Preview{}, err
+	}
+	gen := map[string]any{"command": "patch", "resourceType": rt, "name": name,
+		"flags": map[string]any{"type": "merge", "patch": string(patch)}}
+	if ns != "" {
+		gen["namespace"] = ns
+	}
+	p, before, after, err := dryRunObjects(ctx, r, kubectlGet(r, rt, name, ns), gen)
+	if err != nil || before == nil || after == nil {
+		return p, err
+	}
+	p.Summary = "replicas: " + scalar(field(before, "spec.replicas")) + " → " + scalar(field(after, "spec.replicas")) + " (server-side dry-run)"
+	return p, nil
 }
 
 // dryRun runs kubectl_generic with --dry-run=server and -o json and
 // compares the object it returns with the live one. A refusal (the API
 // server's validation error) is the preview, with the live object's hash.
 func dryRun(ctx context.Context, r reader, get getter, args map[string]any) (core.Preview, error) {
+	p, _, _, err := dryRunObjects(ctx, r, get, args)
+	return p, err
+}
+
+// dryRunObjects is dryRun that also returns the normalized objects it
+// compared: before is nil when the object does not exist, after when the
+// API server refused the change or answered no object.
+func dryRunObjects(ctx context.Context, r reader, get getter, args map[string]any) (_ core.Preview, before, after object, _ error) {
 	live, absent, err := get(ctx)
 	if err != nil {
-		return core.Preview{}, err
+		return core.Preview{}, nil, nil, err
 	}
 	if absent {
-		return core.Preview{Summary: "does not exist: the change would fail", Hash: hashOf("absent")}, nil
+		return core.Preview{Summary: "does not exist: the change would fail", Hash: hashOf("absent")}, nil, nil, nil
 	}
-	before := normalize(live)
+	before = normalize(live)
 	id := ident(before)
 	hash := hashOf(id, toYAML(before))
 	flags, _ := args["flags"].(map[string]any)
@@ -65,17 +88,17 @@ func dryRun(ctx context.Context, r reader, get getter, args map[string]any) (cor
 	args["outputFormat"] = "json"
 	res, err := r.read(ctx, "kubectl_generic", args, true)
 	if err != nil {
-		return core.Preview{}, err
+		return core.Preview{}, nil, nil, err
 	}
 	if res.IsError {
 		return core.Preview{Summary: id + ": the API server refuses this change (server-side dry-run)",
-			Why: refusal(res.Content), Hash: hash}, nil
+			Why: refusal(res.Content), Hash: hash}, before, nil, nil
 	}
-	after, err := parseObject(res.Content)
+	answer, err := parseObject(res.Content)
 	if err != nil {
-		return core.Preview{Summary: id + ": dry-run: " + oneLine(res.Content, 200), Hash: hash}, nil
+		return core.Preview{Summary: id + ": dry-run: " + oneLine(res.Content, 200), Hash: hash}, before, nil, nil
 	}
-	after = normalize(after)
+	after = normalize(answer)
 	p := core.Preview{Hash: hash, Diff: compact(toYAML(before), toYAML(after))}
 	var paths []string
 	changedPaths(before, after, "", &paths)
@@ -84,7 +107,7 @@ func dryRun(ctx context.Context, r reader, get getter, args map[string]any) (cor
 	} else {
 		p.Summary = id + ": " + describePaths(paths) + " (server-side dry-run)"
 	}
-	return p, nil
+	return p, before, after, nil
 }
 
 // refusal picks from kubectl's failure what the API server said.
