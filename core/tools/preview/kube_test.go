@@ -247,7 +247,9 @@ func TestKubectlPatchCardShowsServerDryRun(t *testing.T) {
 			`","patchType":"merge","patchData":{"spec":{"replicas":` + itoa(replicas) + `}}}`
 	}
 	root, card := s.ask("kubectl", "kubectl_patch", patch(7), "Left at 3.")
+	posted := time.Now()
 	card = s.waitCardText(card, "server-side dry-run", "-  replicas: 3", "+  replicas: 7")
+	t.Logf("the preview came %s after the card (two kubectl runs through the server)", time.Since(posted).Round(time.Millisecond))
 	t.Logf("the card:\n%s", card.Plain())
 	if got := jsonpath(t, c, ns, ".spec.replicas"); got != "3" {
 		t.Errorf("the dry-run changed the live object: spec.replicas = %s", got)
