@@ -247,3 +247,21 @@ func rss(pid int) string {
 	}
 	return "rss unknown"
 }
+
+// BenchmarkStartCluster measures a start of a whole control plane until
+// the apiserver is ready and the controllers run (Stop not included):
+// go test -run '^$' -bench StartCluster -benchtime 5x ./internal/kubetest/
+func BenchmarkStartCluster(b *testing.B) {
+	if _, err := kubetest.Binaries(); err != nil {
+		b.Skip(err)
+	}
+	for b.Loop() {
+		c, err := kubetest.StartCluster()
+		b.StopTimer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Stop()
+		b.StartTimer()
+	}
+}
