@@ -83,7 +83,9 @@ mkdir -p "$bin"
 # One build at a time per cache: a second run waits for the first, then
 # finds everything fresh.
 exec 9>"$cache/.lock"
-flock 9
+if command -v flock >/dev/null; then flock 9; fi
+# What an interrupted build left behind.
+rm -rf "$cache"/.build.*
 
 if [ "$want_bin" = 1 ]; then
 	build etcd etcd "-s -w" etcd=go.etcd.io/etcd/server/v3
