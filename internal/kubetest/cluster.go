@@ -133,8 +133,12 @@ func StartCluster() (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	sweep()
 	dir, err := os.MkdirTemp("", "opsgate-kube-")
 	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "owner"), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
 		return nil, err
 	}
 	c := &Cluster{Dir: dir, bin: bin, names: map[string]bool{}}
@@ -465,6 +469,22 @@ contexts:
 current-context: kubetest
 `, c.Server, base64.StdEncoding.EncodeToString(c.CA), user, token, user)
 	return os.WriteFile(path, []byte(cfg), 0o600)
+}
+
+// sweep removes the directories of clusters whose test binary died
+// without its cleanups (the kernel killed their processes, but nothing
+// removed their files).
+func sweep() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "opsgate-kube-*"))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, "owner"))
+		if err != nil {
+			continue // not (yet) a cluster's
+		}
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid != os.Getpid() && !alive(pid) {
+			os.RemoveAll(d)
+		}
+	}
 }
 
 // freePorts returns n distinct free ports of 127.0.0.1 (held open together

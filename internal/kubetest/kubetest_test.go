@@ -247,3 +247,36 @@ func rss(pid int) string {
 	}
 	return "rss unknown"
 }
+
+// BenchmarkStartCluster measures a start of a whole control plane until
+// the apiserver is ready and the controllers run (Stop not included):
+// go test -run '^$' -bench StartCluster -benchtime 5x ./internal/kubetest/
+func BenchmarkStartCluster(b *testing.B) {
+	if _, err := kubetest.Binaries(); err != nil {
+		b.Skip(err)
+	}
+	for b.Loop() {
+		c, err := kubetest.StartCluster()
+		b.StopTimer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Stop()
+		b.StartTimer()
+	}
+}
+
+// TestMissingPiecesNameTheFix checks the errors behind a skip: each names
+// what is missing and the command that provides it.
+func TestMissingPiecesNameTheFix(t *testing.T) {
+	t.Setenv(kubetest.EnvCache, t.TempDir())
+	if _, err := kubetest.Binaries(); err == nil || !strings.Contains(err.Error(), kubetest.BuildCommand) {
+		t.Errorf("Binaries() in an empty cache = %v, want an error naming %s", err, kubetest.BuildCommand)
+	}
+	if _, err := kubetest.FindMCPServer(kubetest.KubernetesMCPServer); err == nil || !strings.Contains(err.Error(), kubetest.BuildCommand) {
+		t.Errorf("FindMCPServer in an empty cache = %v, want an error naming %s", err, kubetest.BuildCommand)
+	}
+	if _, err := kubetest.FindMCPServer("kubernetes-mcp"); err == nil || !strings.Contains(err.Error(), `unknown MCP server "kubernetes-mcp"`) {
+		t.Errorf("FindMCPServer of an unknown name = %v, want an error naming it", err)
+	}
+}

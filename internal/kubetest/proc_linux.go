@@ -49,3 +49,9 @@ func start(cmd *exec.Cmd) error {
 	spawnJobs <- spawnJob{cmd, done}
 	return <-done
 }
+
+// alive reports whether a process with this id exists.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}

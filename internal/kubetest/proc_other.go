@@ -19,3 +19,6 @@ func signalGroup(pid int, sig syscall.Signal) {
 }
 
 func start(cmd *exec.Cmd) error { return cmd.Start() }
+
+// alive cannot tell here; a directory is never taken for abandoned.
+func alive(int) bool { return true }
