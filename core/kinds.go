@@ -71,7 +71,7 @@ var kindTable = [numKinds]KindInfo{
 	KindExpired:        {Label: "expired", Code: "expired", Status: 410, Alert: true, Mark: "⌛", Text: "this request expired; nothing was run"},
 	KindHashMismatch:   {Label: "hash_mismatch", Code: "hash_mismatch", Status: 409, Alert: true, Mark: "⛔", Text: "the action changed since it was shown; nothing was run"},
 	KindRateLimited:    {Label: "rate_limited", Code: "rate_limited", Status: 429, Alert: true, Mark: "⏳", Text: "too many runs were started in the last minute; nothing was started"},
-	KindShuttingDown:   {Label: "shutting_down", Code: "shutting_down", Status: 503, Alert: true, Mark: "⚠️", Text: "opsgate is shutting down; send the message again in a moment"},
+	KindShuttingDown:   {Label: "shutting_down", Code: "shutting_down", Status: 503, Alert: true, Mark: "⚠️", Text: "shutting down: send the message again in a moment"},
 }
 
 // Info is k's row of the table; a kind outside the table is KindInternal's.

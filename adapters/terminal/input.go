@@ -157,7 +157,7 @@ func (a *Adapter) decideSaid(asked, got core.Approval, approve bool, err error) 
 func decideError(ap core.Approval, err error) string {
 	text := ap.Tool + ": " + render.Refusal(ap, err)
 	if core.KindOf(err) == core.KindInternal {
-		text += " (" + err.Error() + ")"
+		text = strings.TrimSuffix(text, ".") + ": " + err.Error()
 	}
 	return text
 }
