@@ -23,7 +23,7 @@ func TestCardsDraftsAndToolLinesGolden(t *testing.T) {
 		fake.AddChannel(guild, channel, "incidents")
 		limits := discord.DefaultLimits
 		limits.MinEditInterval, limits.FirstSendDebounce = 50*time.Millisecond, 20*time.Millisecond
-		ad, err := discord.New(discord.Config{Token: fake.Token, APIURL: fake.URL, Guilds: []string{guild}}, nil, coretest.Logger(t),
+		ad, err := discord.New(discord.Config{Token: fake.Token, APIURL: fake.URL, Guilds: []string{guild}}, coretest.Logger(t),
 			discord.WithLimits(limits))
 		if err != nil {
 			t.Fatal(err)

@@ -21,7 +21,7 @@ func TestCardsDraftsAndToolLinesGolden(t *testing.T) {
 	setup := func(t *testing.T) rendertest.Env {
 		fake = slacktest.New(t)
 		a, err := slack.New(slack.Config{BotToken: slacktest.BotToken, SigningSecret: secret, APIURL: fake.APIURL(),
-			MinEditInterval: 200 * time.Millisecond, FirstSendDebounce: 50 * time.Millisecond}, nil, coretest.Logger(t))
+			MinEditInterval: 200 * time.Millisecond, FirstSendDebounce: 50 * time.Millisecond}, coretest.Logger(t))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,7 +36,7 @@ func TestTerminalTellsEveryDecisionResultTheChatsTell(t *testing.T) {
 			err := fmt.Errorf("core: decide: %w", core.NewKindError(k, "the engine's words"))
 			e := oneApprovalScript(func(core.Decision) (core.Approval, error) { return got, err })
 			a, out := newAdapter(t, strings.NewReader("scale\ny\n"), false, e)
-			if runErr := a.Run(context.Background()); runErr != nil {
+			if runErr := a.Run(context.Background(), e); runErr != nil {
 				t.Fatalf("Run: %v", runErr)
 			}
 			want := "scale_deployment: " + render.Refusal(got, err)
@@ -53,7 +53,7 @@ func TestTerminalTellsEveryDecisionResultTheChatsTell(t *testing.T) {
 			Verdict: core.Verdict{Quorum: 2}, Votes: []core.Vote{{Person: "alice", Actor: alice, Approve: true}}}
 		e := oneApprovalScript(func(core.Decision) (core.Approval, error) { return got, nil })
 		a, out := newAdapter(t, strings.NewReader("scale\ny\n"), false, e)
-		if err := a.Run(context.Background()); err != nil {
+		if err := a.Run(context.Background(), e); err != nil {
 			t.Fatalf("Run: %v", err)
 		}
 		want, _ := render.DecisionReply(got, true, nil)

@@ -17,12 +17,13 @@ import (
 
 // Issue 22 acceptance 4: golden files of the terminal's approval prompt
 // as a person sees it (testdata/golden; -update rewrites them): a session
-// that asks two approvals and answers them, plain and interactive; every
+// that asks two approvals and answers them, and an interactive prompt; every
 // way a request ends; and the line for every decision that did not take.
 func TestTerminalApprovalPromptGolden(t *testing.T) {
 	t.Run("approval-session.txt", func(t *testing.T) {
-		a, out := newAdapter(t, strings.NewReader("scale\nyes\nno, wrong pod\n"), false, approvalScript())
-		if err := a.Run(context.Background()); err != nil {
+		e := approvalScript()
+		a, out := newAdapter(t, strings.NewReader("scale\nyes\nno, wrong pod\n"), false, e)
+		if err := a.Run(context.Background(), e); err != nil {
 			t.Fatalf("Run: %v", err)
 		}
 		golden.Check(t, filepath.Join("testdata", "golden", "approval-session.txt"), []byte(out.String()))
@@ -43,7 +44,7 @@ func TestTerminalApprovalPromptGolden(t *testing.T) {
 		in, w := io.Pipe()
 		a, out := newAdapterWith(t, in, terminal.Options{Interactive: true}, e)
 		done := make(chan error, 1)
-		go func() { done <- a.Run(context.Background()) }()
+		go func() { done <- a.Run(context.Background(), e) }()
 		for _, step := range []struct{ after, line string }{{"> ", "scale"}, {"? [y/N] ", "yes"}, {"Scaled web to 3.\n> ", "/quit"}} {
 			waitFor(t, out, step.after)
 			fmt.Fprintln(w, step.line)
@@ -106,7 +107,7 @@ func TestTerminalApprovalPromptGolden(t *testing.T) {
 		for _, r := range results {
 			e := oneApprovalScript(func(core.Decision) (core.Approval, error) { return r.got, r.err })
 			a, out := newAdapter(t, strings.NewReader("scale\ny\n"), false, e)
-			if err := a.Run(context.Background()); err != nil {
+			if err := a.Run(context.Background(), e); err != nil {
 				t.Fatalf("%s: Run: %v", r.name, err)
 			}
 			_, answer, _ := strings.Cut(out.String(), "[y/N]\n")
