@@ -52,7 +52,12 @@ func cardMessage(a core.Approval, maxData int) Message {
 			{Label: "❌ Deny", Data: ButtonData(ActionDeny, a.ID, maxData), Style: StyleDanger},
 		}
 	} else {
-		b.WriteString("\n\n" + outcomeIcon(a.Status) + " **" + capitalise(Outcome(a)) + "**")
+		if p := a.Preview; p != nil && p.Stale != "" {
+			// Approved, then found changed before it ran (docs/design.md §18).
+			b.WriteString("\n\n⚠️ **" + capitalise(Outcome(a)) + ", not run: it changed since**")
+		} else {
+			b.WriteString("\n\n" + outcomeIcon(a.Status) + " **" + capitalise(Outcome(a)) + "**")
+		}
 		if !a.DecidedAt.IsZero() {
 			b.WriteString(" at " + a.DecidedAt.UTC().Format(time.TimeOnly+" MST"))
 		}

@@ -17,7 +17,9 @@ function outcomeText(a) {
   const by = who(a.decided_by);
   switch (a.status) {
   case "pending": return "Waiting for a decision";
-  case "approved": return "Approved" + (by ? " by " + by : "") + (a.reason ? ": " + a.reason : "");
+  case "approved":
+    if (a.preview && a.preview.stale) return "Approved" + (by ? " by " + by : "") + ", not run: it changed since";
+    return "Approved" + (by ? " by " + by : "") + (a.reason ? ": " + a.reason : "");
   case "denied": return "Denied" + (by ? " by " + by : "") + (a.reason ? ": " + a.reason : "");
   case "expired": return "Expired (counts as denied)";
   case "superseded": return "Superseded by a newer request";
@@ -74,8 +76,8 @@ export class ApprovalCard {
         h("dt", null, "Requested by"), h("dd", {"data-role": "requester"}, who(a.requester)),
         h("dt", null, "Asked"), h("dd", null, ago(a.created_at)),
         h("dt", null, "Quorum"), h("dd", {"data-role": "quorum"}, quorumText(a))),
-      h("pre", {class: "args", "aria-label": "Arguments"}, prettyJSON(a.arguments)),
-      this.preview, this.votes, this.outcome, this.error, this.actions);
+      this.args = h("pre", {class: "args", "aria-label": "Arguments"}, prettyJSON(a.arguments)),
+      this.votes, this.outcome, this.error, this.actions);
     this.render();
   }
 
@@ -84,6 +86,7 @@ export class ApprovalCard {
     this.el.querySelector('[data-role="quorum"]').textContent = quorumText(a);
     replace(this.votes, (a.votes || []).map((v) =>
       h("li", null, (v.approve ? "✅ " : "❌ ") + (v.person || who(v.actor)) + (v.reason ? ": " + v.reason : ""))));
+    if (a.preview && !this.preview.isConnected) this.args.after(this.preview);
     replace(this.preview, previewNodes(a.preview));
     this.outcome.textContent = outcomeText(a);
     this.el.dataset.status = a.status;
