@@ -189,3 +189,31 @@ func countKind(es []core.AuditEntry, kind string) int {
 	}
 	return n
 }
+
+// A preview that arrives after the decision binds nothing: the approver
+// never saw it, so the call is not checked against it and runs.
+func TestLatePreviewIsNotCheckedForStaleness(t *testing.T) {
+	p := &replicaPreviewer{block: make(chan struct{})}
+	p.live.Store(2)
+	h := newHarness(t, withPreviewer(p))
+	h.loadWriteTools()
+	h.llm.Push(toolCalls(call("c1", "scale_deployment", `{"name":"web","replicas":3}`)), text("done."))
+	h.say("scale web to 3")
+	a := h.pausedApproval(h.rec, 1)
+	if _, err := h.decide(a.ID, alice, true, ""); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.WaitCompleted(t, 2)
+	if got := calledTools(h.k8s); len(got) != 1 {
+		t.Fatalf("tools called: %v, want scale_deployment once", got)
+	}
+	p.live.Store(4)
+	close(p.block)
+	if err := h.eng.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := h.store.Approval(context.Background(), a.ID)
+	if err != nil || stored.Preview == nil || stored.Preview.Status != core.PreviewReady || stored.Preview.Hash != "" {
+		t.Errorf("a late preview is stored as %+v (%v), want ready without a hash", stored.Preview, err)
+	}
+}

@@ -60,10 +60,15 @@ func (e *Engine) runPreview(ctx context.Context, tool Tool, args json.RawMessage
 
 // savePreview stores p with approval id and, while the approval is still
 // pending, shows it again with its preview (every card edits itself in
-// place). A preview that arrives after the decision is only stored: the
-// console and `opsgate approvals show` have it, the decided cards are left
-// as they are.
+// place). A preview that arrives after the decision is only stored,
+// without its hash: the console and `opsgate approvals show` have it, the
+// decided cards are left as they are.
 func (e *Engine) savePreview(ctx context.Context, id string, p Preview) {
+	if a, err := e.store.Approval(ctx, id); err == nil && a.Status != ApprovalPending {
+		// Decided before anyone saw it: the decision is bound to nothing
+		// it showed, so it is not checked for staleness either.
+		p.Hash = ""
+	}
 	if err := e.store.Apply(ctx, Batch{Previews: []ApprovalPreview{{ApprovalID: id, Preview: p}}}); err != nil {
 		e.log.Error("store an approval's preview", "approval", id, "err", err)
 		return
