@@ -88,3 +88,41 @@ func TestPreviewOfHangingServerSaysTimedOut(t *testing.T) {
 		t.Errorf("%d executed entries in the audit, want 1", n)
 	}
 }
+
+// edit_file is previewed with the server's own dryRun diff, and move_file
+// names where the file goes and whether something is there already;
+// neither preview changes anything.
+func TestFilesystemEditAndMoveCards(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newStack(t, nil, filesystemServer(t, "fs", dir))
+	conf := filepath.Join(dir, "pool.conf")
+	before := "name=payments\nsize=2\n"
+	if err := os.WriteFile(conf, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edit := argsJSON(t, map[string]any{"path": conf, "edits": []map[string]string{{"oldText": "size=2", "newText": "size=4"}}})
+	root, card := s.ask("fs", "edit_file", edit, "Not edited.")
+	card = s.waitCardText(card, "-size=2", "+size=4", "1 line removed, 1 added")
+	s.click(card, "deny")
+	s.waitFinal(root, "Not edited.")
+	if got, _ := os.ReadFile(conf); string(got) != before {
+		t.Errorf("the dry-run or a denied edit changed the file: %q", got)
+	}
+
+	taken := filepath.Join(dir, "taken.conf")
+	if err := os.WriteFile(taken, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, card = s.ask("fs", "move_file", argsJSON(t, map[string]any{"source": conf, "destination": taken}), "Not moved.")
+	s.waitCardText(card, conf+" → "+taken, "the destination exists")
+	s.click(card, "deny")
+	s.waitFinal(root, "Not moved.")
+	free := filepath.Join(dir, "free.conf")
+	root, card = s.ask("fs", "move_file", argsJSON(t, map[string]any{"source": conf, "destination": free}), "Not moved either.")
+	s.waitCardText(card, conf+" → "+free, "the destination does not exist")
+	s.click(card, "deny")
+	s.waitFinal(root, "Not moved either.")
+}
