@@ -126,3 +126,16 @@ func TestFilesystemEditAndMoveCards(t *testing.T) {
 	s.click(card, "deny")
 	s.waitFinal(root, "Not moved either.")
 }
+
+// A server opsgate does not know gets its preview from a recipe: the read
+// tool's field as it is and as the call would set it.
+func TestRecipePreviewShowsTheField(t *testing.T) {
+	recipes := map[string][]preview.Recipe{"pool": {{
+		Tool: "set_size", Read: "get_pool", Args: map[string]string{"pool": "pool"}, Field: "spec.size", Value: "size",
+	}}}
+	s := newStack(t, recipes, hangServer(t, "pool"))
+	root, card := s.ask("pool", "set_size", `{"pool":"blue","size":3}`, "Left alone.")
+	card = s.waitCardText(card, "spec.size: 2 → 3", "-spec.size: 2", "+spec.size: 3")
+	s.click(card, "deny")
+	s.waitFinal(root, "Left alone.")
+}
