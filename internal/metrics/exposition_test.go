@@ -40,7 +40,9 @@ func everything(t *testing.T) *metrics.Metrics {
 		},
 		ActiveRuns: func() int { return 3 },
 		SendErrors: func() int64 { return 4 },
-		Adapters:   func() []metrics.AdapterState { return []metrics.AdapterState{{Name: "telegram", Up: true}, {Name: "slack"}} },
+		Adapters: func() []metrics.AdapterState {
+			return []metrics.AdapterState{{Name: "telegram", Up: true}, {Name: "slack"}}
+		},
 		MCPServers: func() []tools.ServerState {
 			return []tools.ServerState{{Name: "k8s", Status: tools.StatusConnected}, {Name: "broken", Status: tools.StatusFailed}}
 		},
