@@ -82,6 +82,13 @@ func SideBySide(ctx context.Context, bin *binary, opt SideOptions) ([]Row, error
 		return nil, err
 	}
 	bins := [2]string{base, head}
+	// The baseline may have sat in the page cache since an earlier run,
+	// HEAD was just linked: both are read from disk alike (settle).
+	for _, b := range bins {
+		if err := settle(b); err != nil {
+			return nil, err
+		}
+	}
 	var runs [2][]sideRun
 	dirs := [2]string{}
 	for i := range dirs {
