@@ -157,7 +157,7 @@ func sideRows(rev string, runs [2][]sideRun) []Row {
 			Target:   "reported",
 			Result:   "-",
 			Note: fmt.Sprintf("%d alternations of the two real binaries in one run, medians; Telegram path against the Bot API fake, "+
-				"scripted model, SQLite", len(runs[0])),
+				"scripted model, SQLite; both binaries read from disk (settle)", len(runs[0])),
 			Metrics: map[string]float64{"head": m[1], "baseline": m[0], "ratio": ratio},
 		}
 		if q.limit > 0 {
