@@ -251,3 +251,50 @@ func valueOf(f *dto.MetricFamily, labels map[string]string) (float64, bool) {
 	}
 	return 0, false
 }
+
+// Series are counted from many goroutines while /metrics is scraped: no
+// count is lost (make test runs this under the race detector).
+func TestMetricsCountConcurrentlyWithScrapes(t *testing.T) {
+	m := metrics.New("dev", time.Now())
+	h := m.Handler(slog.New(slog.DiscardHandler))
+	const workers, each = 8, 500
+	done := make(chan struct{})
+	for w := range workers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range each {
+				m.Observe(core.Event{Type: core.EventCompleted, Status: core.RunDone, Duration: time.Second})
+				m.Observe(core.Event{Type: core.EventToolResult, Duration: time.Millisecond,
+					Call: &core.CallInfo{Name: fmt.Sprintf("tool%d", (w+i)%3), Toolset: "k8s"}})
+				m.Decided("slack", nil)
+			}
+		}()
+	}
+	for range 20 {
+		scrape(t, h, "")
+	}
+	for range workers {
+		<-done
+	}
+	fams, _ := scrape(t, h, "")
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"opsgate_runs_total", map[string]string{"status": "done"}, workers * each},
+		{"opsgate_run_duration_seconds", map[string]string{"status": "done"}, workers * each},
+		{"opsgate_approval_clicks_total", map[string]string{"platform": "slack", "result": "ok"}, workers * each},
+	} {
+		if v, ok := valueOf(fams[c.name], c.labels); !ok || v != c.want {
+			t.Errorf("%s%v = %v, want %v", c.name, c.labels, v, c.want)
+		}
+	}
+	total := 0.0
+	for _, s := range fams["opsgate_tool_calls_total"].GetMetric() {
+		total += s.GetCounter().GetValue()
+	}
+	if total != workers*each {
+		t.Errorf("opsgate_tool_calls_total sums to %v over %d series, want %d", total, len(fams["opsgate_tool_calls_total"].GetMetric()), workers*each)
+	}
+}
