@@ -36,6 +36,10 @@ type Adapter struct {
 	username string              // the bot's @name, from getMe
 	epochs   map[int64]string    // chat -> suffix of its current conversation (/new)
 	refused  map[int64]time.Time // user -> last refusal
+	// threadKnown and replies find the reply conversation a reply
+	// continues (incidents.go).
+	threadKnown func(ctx context.Context, convKey string) bool
+	replies     *replyIndex
 }
 
 // New checks cfg and returns an adapter. It makes no network call.
@@ -58,7 +62,7 @@ func New(cfg Config, eng Engine, log *slog.Logger) (*Adapter, error) {
 	a := &Adapter{
 		cfg: cfg, eng: eng, log: log.With("adapter", "telegram"), api: api, botID: botID,
 		allowed: set(cfg.AllowedUsers), approvers: set(cfg.Approvers), seen: newRecent(4096),
-		epochs: map[int64]string{}, refused: map[int64]time.Time{},
+		epochs: map[int64]string{}, refused: map[int64]time.Time{}, replies: newReplyIndex(),
 		link: render.NewLink("polling"),
 	}
 	if cfg.WebhookURL != "" {

@@ -43,6 +43,9 @@ type chat struct {
 	lease string
 	// standby is true while another replica holds lease.
 	standby *atomic.Bool
+	// adapter is the platform's adapter, for optional abilities checked at
+	// run time (incidents.go: incident.Place).
+	adapter any
 }
 
 // healthOf returns the adapter's Health, an optional ability; an adapter
@@ -67,6 +70,9 @@ type engineRef struct {
 	// store is the store of e, for what adapters keep in it themselves
 	// (a Telegram chat's current conversation).
 	store core.Store
+	// incidents maps an incident's thread to its conversation and back
+	// (incidents.go; nil: no incidents).
+	incidents *incidents
 }
 
 func (r *engineRef) Conversation(ctx context.Context, key string) (core.Conversation, error) {
@@ -107,17 +113,22 @@ func (p *platformEngine) qualify(a core.Actor) core.Actor {
 
 func (p *platformEngine) Handle(ctx context.Context, in core.Inbound) error {
 	in.User = p.qualify(in.User)
+	in.ConvKey = p.ref.incidents.inbound(ctx, in.ConvKey)
 	return p.ref.Handle(ctx, in)
 }
-func (p *platformEngine) Stop(ctx context.Context, key string) bool { return p.ref.Stop(ctx, key) }
+func (p *platformEngine) Stop(ctx context.Context, key string) bool {
+	return p.ref.Stop(ctx, p.ref.incidents.inbound(ctx, key))
+}
 func (p *platformEngine) Decide(ctx context.Context, d core.Decision) (core.Approval, error) {
 	d.Actor = p.qualify(d.Actor)
 	a, err := p.ref.Decide(ctx, d)
 	p.ref.m.Decided(p.platform, err)
+	// The card of an incident's approval is in the incident's thread.
+	a.ConvKey = p.ref.incidents.outbound(ctx, a.ConvKey)
 	return p.ref.red.Approval(a), err
 }
 func (p *platformEngine) Status(ctx context.Context, key string) (core.Status, error) {
-	st, err := p.ref.Status(ctx, key)
+	st, err := p.ref.Status(ctx, p.ref.incidents.inbound(ctx, key))
 	for i, a := range st.PendingApprovals {
 		st.PendingApprovals[i] = p.ref.red.Approval(a)
 	}
@@ -139,7 +150,7 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 		if err != nil {
 			return nil, err
 		}
-		c := chat{name: "telegram", owns: ad.Owns, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad),
+		c := chat{name: "telegram", owns: ad.Owns, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad), adapter: ad,
 			notify: func(_ context.Context, target string, a core.Approval) error { return ad.Notify(target, a) },
 			thread: func(ctx context.Context, where, text, _ string) (string, error) {
 				return ad.StartThread(ctx, where, text)
@@ -163,7 +174,7 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 		if err != nil {
 			return nil, err
 		}
-		c := chat{name: "slack", owns: ad.Owns, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad), notify: ad.Notify,
+		c := chat{name: "slack", owns: ad.Owns, sender: ad.Sender(), run: ad.Run, close: ad.Close, health: healthOf(ad), notify: ad.Notify, adapter: ad,
 			thread: func(ctx context.Context, where, text, _ string) (string, error) {
 				return ad.StartThread(ctx, where, text)
 			}}
@@ -182,7 +193,7 @@ func buildChats(cfg *config.Config, log *slog.Logger, eng *engineRef) ([]chat, e
 		if err != nil {
 			return nil, err
 		}
-		chats = append(chats, chat{name: "discord", owns: ad.Owns, sender: ad, run: ad.Run, close: ad.Close, health: healthOf(ad),
+		chats = append(chats, chat{name: "discord", owns: ad.Owns, sender: ad, run: ad.Run, close: ad.Close, health: healthOf(ad), adapter: ad,
 			notify: func(_ context.Context, target string, a core.Approval) error { return ad.Notify(target, a) },
 			thread: ad.StartThread,
 			// One gateway session per bot.

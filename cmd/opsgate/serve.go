@@ -96,6 +96,15 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	// by its own lease.
 	a.holdReplicaLease(ctx, replicaName(), e.log)
 	ref.e, ref.red, ref.store = a.engine, a.red, a.store
+	if a.incidents != nil {
+		c, err := a.incidents.attach(cfg, a, chats)
+		if err != nil {
+			e.fail(err)
+			e.closeApp(a)
+			return exitError
+		}
+		routed, ref.incidents = append(routed, c), a.incidents
+	}
 	a.engine.Subscribe("", m.Subscriber(), core.SubscribeOptions{})
 	subscribeChats(a.engine, routed)
 	if leaser, ok := a.store.(core.Leaser); ok {
