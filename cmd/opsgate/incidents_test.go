@@ -6,13 +6,18 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/opsgate/opsgate/adapters/discord/discordtest"
 	"github.com/opsgate/opsgate/adapters/httpapi"
 	"github.com/opsgate/opsgate/adapters/slack/slacktest"
+	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
@@ -449,5 +454,137 @@ func TestAlertmanagerHookRefusesBadInputAndKeepsNothing(t *testing.T) {
 	convs, err := st.Conversations(context.Background(), core.ConversationFilter{KeyPrefix: incident.KeyPrefix})
 	if err != nil || len(convs) != 0 {
 		t.Errorf("incident conversations after bad input: %+v, %v", convs, err)
+	}
+}
+
+// chatIncidentRig is serve with one chat fake given in extra (no Slack),
+// incidents to `to`, and a real Alertmanager posting to its hook.
+func chatIncidentRig(t *testing.T, model *llmfake.Server, extra, to string) (*served, string) {
+	t.Helper()
+	if _, err := amtest.Find(); err != nil {
+		amtest.Start(t, amtest.Config{}) // skips (fails under CI) with the message
+	}
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, model.URL, "", extra+"incidents:\n  targets:\n    - {match: {severity: critical}, to: '"+to+"'}\n")
+	hook, _ := createScopedToken(t, cfg, "alertmanager", "--scope", "hook")
+	s := serveConfig(t, cfg)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("serve log:\n%s", s.log.String())
+		}
+	})
+	return s, hook
+}
+
+// Issue 24, item 5 (Discord): the incident is a thread on a root message
+// in the target channel; the triage answers in the thread, and a person's
+// message there (no mention) is answered there, in the incident
+// conversation.
+func TestIncidentOnDiscordIsAThread(t *testing.T) {
+	const guild, channel = "1200000000000000001", "1300000000000000001"
+	model := triageModel(t)
+	dc := discordtest.New(t, discordtest.WithHeartbeat(500*time.Millisecond))
+	dc.AddChannel(guild, channel, "alerts")
+	alice := discordtest.User{ID: "1400000000000000001", Name: "alice"}
+	s, hook := chatIncidentRig(t, model, fmt.Sprintf(
+		"discord:\n  token: %s\n  application_id: %q\n  api_url: %s\n  guilds: [%q]\n  channels: [%q]\n  allowed_users: [%q]\n",
+		dc.Token, dc.AppID, dc.URL, guild, channel, alice.ID), "discord:"+channel)
+	if !dc.Wait(20*time.Second, dc.Connected) {
+		t.Fatal("the Discord adapter did not connect")
+	}
+	am := amtest.Start(t, amtest.Config{WebhookURL: s.base + httpapi.HookAlertmanager, Token: hook})
+	am.Fire(crashLooping("api"))
+
+	var root discordtest.Message
+	found := dc.Wait(30*time.Second, func() bool {
+		for _, m := range dc.Messages(channel) {
+			if strings.Contains(m.Content, "KubePodCrashLooping") && m.Thread != "" {
+				root = m
+				return true
+			}
+		}
+		return false
+	})
+	if !found {
+		t.Fatalf("no incident root with a thread in the channel: %+v", dc.Messages(channel))
+	}
+	mustContain(t, "the root", root.Content, "severity critical", "Summary: Pod payments/api is crash looping")
+	answered := func(text string) func() bool {
+		return func() bool {
+			for _, m := range dc.Messages(root.Thread) {
+				if m.Author.ID == dc.Bot.ID && strings.Contains(m.Content, text) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	if !dc.Wait(30*time.Second, answered("Triage 1: payments/api restarts on OOM")) {
+		t.Fatalf("no triage answer in the thread: %+v", dc.Messages(root.Thread))
+	}
+	if _, err := dc.Say(root.Thread, alice, "is the node out of memory too?"); err != nil {
+		t.Fatal(err)
+	}
+	if !dc.Wait(30*time.Second, answered("noted")) {
+		t.Fatalf("alice's message in the thread was not answered there: %+v", dc.Messages(root.Thread))
+	}
+	last := model.Requests()[len(model.Requests())-1]
+	if !strings.Contains(last.Messages[len(last.Messages)-1].Content, "is the node out of memory too?") ||
+		!strings.Contains(fmt.Sprint(last.Messages), "Alertmanager receiver") {
+		t.Errorf("alice's message did not continue the incident conversation (the triage is not in its transcript)")
+	}
+	if n := len(dc.Threads(channel)); n != 1 {
+		t.Errorf("%d threads, want 1", n)
+	}
+}
+
+// Issue 24, item 5 (Telegram): the incident is a message in the chat; the
+// triage answers as a reply to it, and a person's reply to it is answered
+// there, in the incident conversation.
+func TestIncidentOnTelegramIsAMessageAndItsReplies(t *testing.T) {
+	const chatID, aliceID = int64(-100777), int64(4242)
+	model := triageModel(t)
+	tg := telegramtest.New(t)
+	s, hook := chatIncidentRig(t, model, fmt.Sprintf("telegram:\n  token: %q\n  api_url: %s\n  allowed_users: [%d]\n",
+		telegramtest.Token, tg.URL, aliceID), fmt.Sprintf("telegram:%d", chatID))
+	am := amtest.Start(t, amtest.Config{WebhookURL: s.base + httpapi.HookAlertmanager, Token: hook})
+	am.Fire(crashLooping("api"))
+
+	var root telegramtest.Message
+	waitFor(t, 30*time.Second, "the incident's message in the chat", func() bool {
+		for _, m := range tg.Messages(chatID) {
+			if strings.Contains(m.Visible, "KubePodCrashLooping") {
+				root = m
+				return true
+			}
+		}
+		return false
+	})
+	mustContain(t, "the root", root.Visible, "severity critical", "Summary: Pod payments/api is crash looping")
+	// replyTo is the message a bot message with text replies to (0: none).
+	replyTo := func(text string) (int, bool) {
+		for _, c := range tg.CallsTo("sendMessage", chatID) {
+			if c.Code == http.StatusOK && strings.Contains(c.Params.Get("text"), text) {
+				id, _ := strconv.Atoi(c.Params.Get("reply_to_message_id"))
+				return id, true
+			}
+		}
+		return 0, false
+	}
+	waitFor(t, 30*time.Second, "the triage answer", func() bool { _, ok := replyTo("Triage 1"); return ok })
+	if id, _ := replyTo("Triage 1"); id != root.ID {
+		t.Errorf("the triage answer replies to message %d, want the incident's %d", id, root.ID)
+	}
+	u := tg.NewTextUpdate(telegramtest.GroupChat(chatID), &tgbotapi.User{ID: aliceID, FirstName: "Alice"}, "is the node out of memory too?")
+	u.Message.ReplyToMessage = &tgbotapi.Message{MessageID: root.ID, From: &tgbotapi.User{ID: 123456, IsBot: true}, Chat: u.Message.Chat}
+	tg.Push(u)
+	waitFor(t, 30*time.Second, "the answer to alice's reply", func() bool { _, ok := replyTo("noted"); return ok })
+	if id, _ := replyTo("noted"); id != root.ID {
+		t.Errorf("the answer to alice replies to message %d, want the incident's %d", id, root.ID)
+	}
+	last := model.Requests()[len(model.Requests())-1]
+	if !strings.Contains(last.Messages[len(last.Messages)-1].Content, "is the node out of memory too?") ||
+		!strings.Contains(fmt.Sprint(last.Messages), "Alertmanager receiver") {
+		t.Errorf("alice's reply did not continue the incident conversation (the triage is not in its transcript)")
 	}
 }
