@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,6 +25,7 @@ import (
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
 	"github.com/opsgate/opsgate/core/incident"
 	"github.com/opsgate/opsgate/internal/amtest"
+	"github.com/opsgate/opsgate/memory/postgres"
 	"github.com/opsgate/opsgate/memory/sqlite"
 )
 
@@ -586,5 +589,85 @@ func TestIncidentOnTelegramIsAMessageAndItsReplies(t *testing.T) {
 	if !strings.Contains(last.Messages[len(last.Messages)-1].Content, "is the node out of memory too?") ||
 		!strings.Contains(fmt.Sprint(last.Messages), "Alertmanager receiver") {
 		t.Errorf("alice's reply did not continue the incident conversation (the triage is not in its transcript)")
+	}
+}
+
+// Issue 24: incidents live in the store, shared by replicas. Two replicas
+// on one PostgreSQL both get every notification (two webhook_configs):
+// one root, one thread, one triage over several repeats; after one
+// replica is killed, the other goes on in the same thread.
+func TestTwoReplicasOnPostgresOpenOneIncident(t *testing.T) {
+	if _, err := amtest.Find(); err != nil {
+		amtest.Start(t, amtest.Config{})
+	}
+	dir := t.TempDir()
+	sl := slacktest.New(t)
+	model := triageModel(t)
+	cfg := writeConfig(t, dir, model.URL, "", fmt.Sprintf(
+		"slack:\n  bot_token: %s\n  app_token: %s\n  api_url: %s\n  channels: [\"*\"]\n%s",
+		slacktest.BotToken, slacktest.AppToken, sl.APIURL(), incidentsTo))
+	url := usePostgres(t, cfg)
+	hook, _ := createScopedToken(t, cfg, "alertmanager", "--scope", "hook")
+	a := startReplica(t, dir, cfg, "a")
+	b := startReplica(t, dir, cfg, "b")
+	addr := func(r *replica) string {
+		m := regexp.MustCompile(`msg="opsgate serving".* addr=(\S+)`).FindStringSubmatch(r.log.String())
+		return "http://" + m[1] + httpapi.HookAlertmanager
+	}
+	am := amtest.Start(t, amtest.Config{WebhookURL: addr(a), MoreWebhookURLs: []string{addr(b)}, Token: hook})
+	am.Fire(crashLooping("api"))
+
+	store, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	roots := func() []slacktest.Message {
+		return sl.Messages("C0OPS", "", func(m slacktest.Message) bool { return strings.Contains(m.Text, "KubePodCrashLooping") })
+	}
+	sl.Eventually(t, "the incident's root", func() bool { return len(roots()) > 0 })
+	root := roots()[0]
+	var rec incident.Record
+	waitFor(t, 60*time.Second, "three rounds of notifications to both replicas", func() bool {
+		got, ok, err := store.IncidentByThread(context.Background(), slackThread("C0OPS", root.TS))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec = got
+		return ok && got.Notifications >= 6
+	})
+	if n := len(roots()); n != 1 {
+		t.Errorf("%d roots from two replicas, want 1", n)
+	}
+	if n := len(triageRequests(model)); n != 1 {
+		t.Errorf("%d triage runs from two replicas, want 1", n)
+	}
+	// One replica dies; the other keeps the incident.
+	syscall.Kill(a.pid, syscall.SIGKILL)
+	am.Fire(crashLooping("worker"))
+	sl.Eventually(t, "the joining alert in the thread", func() bool {
+		n := 0
+		for _, m := range sl.BotReplies("C0OPS", root.TS) {
+			if strings.Contains(m.Plain(), "pod=worker") {
+				n++
+			}
+		}
+		return n == 1
+	})
+	b.stop()
+	if n := len(roots()); n != 1 {
+		t.Errorf("%d roots, want 1", n)
+	}
+	n := 0
+	for _, m := range sl.BotReplies("C0OPS", root.TS) {
+		if strings.Contains(m.Plain(), "pod=worker") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the joining alert was posted %d times, want once", n)
+	}
+	if got, _, _ := store.Incident(context.Background(), rec.Key); len(got.Alerts) != 2 || got.Seq != 1 {
+		t.Errorf("incident after the join: %d alerts, seq %d", len(got.Alerts), got.Seq)
 	}
 }
