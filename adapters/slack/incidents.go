@@ -13,7 +13,7 @@ import (
 // for EditRoot (docs/design.md §19). People answer in the thread without
 // a mention: the bot started it.
 func (a *Adapter) PostRoot(ctx context.Context, channel, text, _ string) (thread, root string, err error) {
-	thread, err = a.StartThread(ctx, channel, text)
+	thread, err = a.StartThread(ctx, channel, text, "")
 	if err != nil {
 		return "", "", err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opsgate/opsgate/adapters/chats"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/incident"
 	"github.com/opsgate/opsgate/internal/config"
@@ -20,7 +21,7 @@ import (
 // configured) maps nothing.
 type incidents struct {
 	svc   *incident.Service
-	chats []chat
+	chats []chats.Chat
 }
 
 // newIncidents builds the intake when incidents.targets are configured
@@ -73,17 +74,17 @@ func (in *incidents) place(convKey string) (group, platform string) {
 }
 
 // attach gives the intake the chats it shows incidents in and the engine
-// its triage runs start on, and returns the chat that routes incident
-// conversations' events to their threads. A target on a platform that is
-// not enabled, or cannot show incidents, is an error naming it.
-func (in *incidents) attach(cfg *config.Config, a *app, chats []chat) (chat, error) {
-	in.chats = chats
+// its triage runs start on, and routes incident conversations' events
+// through set to their threads. A target on a platform that is not
+// enabled, or cannot show incidents, is an error naming it.
+func (in *incidents) attach(cfg *config.Config, a *app, set *chats.Set) error {
+	in.chats = set.Chats()
 	places := map[string]incident.Place{}
-	for _, c := range chats {
-		if p, ok := c.adapter.(incident.Place); ok {
-			places[c.name] = p
+	for _, c := range in.chats {
+		if p, ok := c.(incident.Place); ok {
+			places[c.Platform()] = p
 		}
-		if t, ok := c.adapter.(interface {
+		if t, ok := c.(interface {
 			SetThreads(func(ctx context.Context, convKey string) bool)
 		}); ok {
 			t.SetThreads(func(ctx context.Context, key string) bool { return in.svc.ConversationOf(ctx, key) != "" })
@@ -92,41 +93,85 @@ func (in *incidents) attach(cfg *config.Config, a *app, chats []chat) (chat, err
 	for i, t := range cfg.Incidents.Targets {
 		platform, _, _ := strings.Cut(t.To, ":")
 		if places[platform] == nil {
-			return chat{}, fmt.Errorf("config: incidents.targets[%d].to: %s is not enabled", i, platform)
+			return fmt.Errorf("config: incidents.targets[%d].to: %s is not enabled", i, platform)
 		}
 	}
 	in.svc.Places = func(platform string) incident.Place { return places[platform] }
 	in.svc.Runs = &triageRuns{engine: a.engine, store: a.store}
-	return chat{
-		name:   "incidents",
-		owns:   func(key string) bool { return strings.HasPrefix(key, incident.KeyPrefix) },
-		sender: core.SenderFunc(in.forward),
-		run:    func(ctx context.Context) error { <-ctx.Done(); return nil },
-		close:  func() error { return nil },
-		health: func() (bool, string) { return true, "shows incidents in their threads" },
-	}, nil
+	set.Route(incidentChat{in})
+	return nil
 }
 
-// forward hands an incident conversation's event to the chat of its
-// thread, as that thread's.
-func (in *incidents) forward(ctx context.Context, ev core.Event) error {
-	thread := in.outbound(ctx, ev.ConvKey)
+// incidentChat is routed the events of incident conversations and hands
+// each to the chat of the incident's thread, as that thread's.
+type incidentChat struct{ in *incidents }
+
+var _ chats.Chat = incidentChat{}
+
+func (incidentChat) Platform() string { return "incident" }
+func (incidentChat) Owns(key string) bool {
+	return strings.HasPrefix(key, incident.KeyPrefix)
+}
+func (incidentChat) Run(ctx context.Context, _ chats.Engine) error { <-ctx.Done(); return nil }
+func (incidentChat) Close() error                                  { return nil }
+
+func (c incidentChat) Send(ctx context.Context, ev core.Event) error {
+	thread := c.in.outbound(ctx, ev.ConvKey)
 	if thread == ev.ConvKey {
 		return fmt.Errorf("incidents: %s is shown in no thread yet (event %s)", ev.ConvKey, ev.Type)
 	}
-	for _, c := range in.chats {
-		if c.owns(thread) {
+	for _, ch := range c.in.chats {
+		if ch.Owns(thread) {
 			ev.ConvKey = thread
-			return c.sender.Send(ctx, ev)
+			return ch.Send(ctx, ev)
 		}
 	}
 	return fmt.Errorf("incidents: no chat serves %s, the thread of %s", thread, ev.ConvKey)
 }
 
+// chatEngine is the engine as the chat adapters get it: with incidents,
+// what they pass on from an incident's thread goes to the incident, and
+// a decided approval of an incident names its thread.
+func (a *app) chatEngine() chats.Engine {
+	if a.incidents == nil {
+		return a.engine
+	}
+	return &incidentEngine{Engine: a.engine, in: a.incidents}
+}
+
+// incidentEngine is *core.Engine with incident threads mapped to their
+// incidents; it keeps the engine's chats.Keeper ability.
+type incidentEngine struct {
+	*core.Engine
+	in *incidents
+}
+
+var _ chats.Keeper = (*incidentEngine)(nil)
+
+func (e *incidentEngine) Handle(ctx context.Context, m core.Inbound) error {
+	m.ConvKey = e.in.inbound(ctx, m.ConvKey)
+	return e.Engine.Handle(ctx, m)
+}
+
+func (e *incidentEngine) Stop(ctx context.Context, key string) bool {
+	return e.Engine.Stop(ctx, e.in.inbound(ctx, key))
+}
+
+func (e *incidentEngine) Status(ctx context.Context, key string) (core.Status, error) {
+	return e.Engine.Status(ctx, e.in.inbound(ctx, key))
+}
+
+func (e *incidentEngine) Decide(ctx context.Context, d core.Decision) (core.Approval, error) {
+	a, err := e.Engine.Decide(ctx, d)
+	// The card of an incident's approval is in the incident's thread.
+	a.ConvKey = e.in.outbound(ctx, a.ConvKey)
+	return a, err
+}
+
 // inbound is the conversation a chat conversation's messages go to: the
 // incident it shows, else itself.
 func (in *incidents) inbound(ctx context.Context, key string) string {
-	if in == nil || in.svc.Places == nil {
+	if in == nil || in.svc.Places == nil || strings.HasPrefix(key, incident.KeyPrefix) {
 		return key
 	}
 	if k := in.svc.ConversationOf(ctx, key); k != "" {
