@@ -389,7 +389,8 @@ func TestResolveIsPostedAndALaterFiringOpensANewIncident(t *testing.T) {
 }
 
 // Issue 24, item 6: bad input to the hook — no token 401, a token without
-// hook 403, 2 MB 413, version "3" 400 — posts nothing and stores nothing.
+// hook 403, 2 MB 413, version "3" 400 — posts nothing and stores nothing;
+// neither does a group no target matches, which is acknowledged and logged.
 func TestAlertmanagerHookRefusesBadInputAndKeepsNothing(t *testing.T) {
 	model := triageModel(t)
 	dir := t.TempDir()
@@ -435,6 +436,17 @@ func TestAlertmanagerHookRefusesBadInputAndKeepsNothing(t *testing.T) {
 			}
 		})
 	}
+	// A group no target matches is acknowledged (200) and logged, and
+	// starts nothing either.
+	warning := strings.ReplaceAll(valid, `"severity":"critical"`, `"severity":"warning"`)
+	req, _ := http.NewRequest(http.MethodPost, s.base+httpapi.HookAlertmanager, strings.NewReader(warning))
+	req.Header.Set("Authorization", "Bearer "+hook)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("POST an unmatched group = %v, %v; want 200", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	waitLog(t, s.log, s.done, regexp.MustCompile(`alert group matches no incidents target; acknowledged`))
 	// A wrong method is no notification either.
 	if _, code := get(t, s.base+httpapi.HookAlertmanager); code != http.StatusMethodNotAllowed {
 		t.Errorf("GET the hook = %d, want 405", code)

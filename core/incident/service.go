@@ -122,15 +122,15 @@ func (s *Service) apply(ctx context.Context, plan Plan, r Record) error {
 		return fmt.Errorf("incidents: %s: the platform is not enabled", r.To)
 	}
 	now := s.now()
+	// An incident whose opener failed to post its root (or died) gets it
+	// from the next notification, with the triage that never started.
 	if plan.Open || r.Thread == "" && now.Sub(r.OpenedAt) > reposting {
 		var err error
 		if r, err = s.post(ctx, place, r); err != nil {
 			return err
 		}
-		if plan.Open {
-			s.log().Info("incidents: opened", "incident", r.Key, "group", r.GroupKey, "to", r.To, "thread", r.Thread)
-			return s.triage(ctx, r, TriageText(s.triageOf(r), r), true)
-		}
+		s.log().Info("incidents: opened", "incident", r.Key, "group", r.GroupKey, "to", r.To, "thread", r.Thread)
+		return s.triage(ctx, r, TriageText(s.triageOf(r), r), true)
 	}
 	if r.Thread == "" {
 		// The replica that opened it is posting its root, which shows
