@@ -110,7 +110,7 @@ func TestMigrateIdempotentAndVersioned(t *testing.T) {
 		}
 		got = append(got, name)
 	}
-	if d := cmp.Diff([]string{"0001_init", "0002_inbound_done", "0003_conversation_activity", "0004_approval_votes", "0005_audit_chain", "0006_schedule_fires", "0007_run_seqs", "0008_memory_docs", "0009_memory_search", "0010_api_tokens", "0011_events", "0012_idempotency", "0013_token_scopes", "0014_reserved", "0015_approval_preview"}, got); d != "" {
+	if d := cmp.Diff([]string{"0001_init", "0002_inbound_done", "0003_conversation_activity", "0004_approval_votes", "0005_audit_chain", "0006_schedule_fires", "0007_run_seqs", "0008_memory_docs", "0009_memory_search", "0010_api_tokens", "0011_events", "0012_idempotency", "0013_token_scopes", "0014_incidents", "0015_approval_preview"}, got); d != "" {
 		t.Errorf("schema_migrations (-want +got):\n%s", d)
 	}
 	// Reopening does not apply anything again either.
