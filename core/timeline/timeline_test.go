@@ -132,9 +132,9 @@ func TestShortCutsLongTimelines(t *testing.T) {
 func TestFirstLine(t *testing.T) {
 	long := strings.Repeat("é", 200)
 	for in, want := range map[string]string{
-		"":                   "",
+		"":                     "",
 		"\n\n  second line \n": "second line",
-		long:                 strings.Repeat("é", 119) + "…",
+		long:                   strings.Repeat("é", 119) + "…",
 	} {
 		if got := FirstLine(in); got != want {
 			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
