@@ -64,7 +64,9 @@ type Step struct {
 	Tool       string `json:"tool,omitempty"`
 	Risk       string `json:"risk,omitempty"`
 	Outcome    string `json:"outcome,omitempty"`
-	DurationMS int64  `json:"duration_ms,omitempty"`
+	// DurationMS: a tool call's duration, present on every tool.call
+	// (0 for one under a millisecond).
+	DurationMS *int64 `json:"duration_ms,omitempty"`
 	ApprovalID string `json:"approval_id,omitempty"`
 	// Alert: alert.fired and alert.resolved.
 	Alert *Alert `json:"alert,omitempty"`
@@ -308,7 +310,8 @@ func (b *builder) audit(entries []core.AuditEntry) {
 				s.Text += ": " + FirstLine(e.Detail)
 			}
 		case core.AuditExecuted, core.AuditFailed, core.AuditOutcomeUnknown:
-			s.Kind, s.DurationMS = ToolCall, e.Duration.Milliseconds()
+			ms := e.Duration.Milliseconds()
+			s.Kind, s.DurationMS = ToolCall, &ms
 			s.Time = e.Time.Add(-e.Duration) // when it started
 			s.Outcome = map[string]string{core.AuditExecuted: "ok", core.AuditFailed: "failed", core.AuditOutcomeUnknown: "unknown"}[e.Kind]
 			s.Text = fmt.Sprintf("%s (%s) %s in %s", tool, e.Risk, s.Outcome, e.Duration.Round(time.Millisecond))

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opsgate/opsgate/adapters/slack/slacktest"
+	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest/llmfake"
+	"github.com/opsgate/opsgate/core/coretest/mcpfake"
+	"github.com/opsgate/opsgate/core/timeline"
+	"github.com/opsgate/opsgate/internal/config"
+)
+
+// drill is an incident played through serve with the Slack fake: an alert
+// fires, a triage run reads the pods, alice asks for a write that bob
+// approves, and the alert resolves. It returns the config, the
+// conversation's key and the Slack fake (serve stopped).
+type drill struct {
+	cfg, key, root string
+	sl             *slacktest.Server
+	model          *llmfake.Server
+	serve          *served
+}
+
+// runDrill plays the drill. The alert is recorded as an alert intake
+// records it (core.Engine.Note: alert.fired and alert.resolved events of
+// the conversation).
+func runDrill(t *testing.T, extraModel ...llmfake.Reply) *drill {
+	t.Helper()
+	dir := t.TempDir()
+	sl := slacktest.New(t)
+	sl.AddUser("U0PAGER", "pager")
+	sl.AddUser("U0ALICE", "alice")
+	sl.AddUser("U0BOB", "bob")
+	model := llmfake.New(t)
+	k8s := mcpfake.New()
+	pol := filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(pol, []byte(`
+people:
+  pager: {slack: U0PAGER}
+  alice: {slack: U0ALICE}
+  bob:   {slack: U0BOB}
+roles:
+  admin: [bob]
+rules:
+  - name: scaling-needs-bob
+    match: {server: k8s, tool: scale_deployment}
+    action: ask
+    approvers: [bob]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, dir, model.URL, k8s.ServeHTTP(t), fmt.Sprintf(
+		"policy:\n  file: %s\nslack:\n  bot_token: %s\n  app_token: %s\n  api_url: %s\n  channels: [\"*\"]\n",
+		pol, slacktest.BotToken, slacktest.AppToken, sl.APIURL()))
+	model.Push(
+		toolCall("t1", "get_pods", `{"namespace":"prod"}`),
+		llmfake.Reply{Text: "web-1 is crash looping in prod.\nI would scale web to 3."},
+		toolCall("c0", "load_toolset", `{"toolset":"k8s","include_write_tools":true}`),
+		toolCall("c1", "scale_deployment", `{"name":"web","replicas":3}`),
+		llmfake.Reply{Text: "Web runs 3 replicas now."},
+	)
+	model.Push(extraModel...)
+	s := serveConfig(t, cfg)
+	sl.WaitConnected(t)
+
+	root, ev := sl.Mention("C0OPS", "U0PAGER", "Triage this alert: HighErrorRate severity=critical namespace=prod", "")
+	key := "slack:" + slacktest.TeamID + ":C0OPS:" + root
+	startsAt := time.Now().UTC().Add(-2 * time.Minute).Truncate(time.Second)
+	note(t, cfg, key, core.Event{Type: core.EventAlertFired, Alert: &core.AlertInfo{Name: "HighErrorRate", Severity: "critical",
+		Summary: "5xx above 5% on web", Receiver: "ops", StartsAt: startsAt, Labels: map[string]string{"namespace": "prod"}}})
+	sl.SendEvent(t, ev)
+	sl.Eventually(t, "the triage answer", func() bool { return threadHas(sl, root, "crash looping") })
+
+	_, ev = sl.Say("C0OPS", "U0ALICE", "scale web to 3", root)
+	sl.SendEvent(t, ev)
+	var card slacktest.Message
+	sl.Eventually(t, "the approval card", func() bool {
+		for _, m := range sl.Messages("C0OPS", root, nil) {
+			if _, ok := m.Button("approve"); ok {
+				card = m
+				return true
+			}
+		}
+		return false
+	})
+	approve, _ := card.Button("approve")
+	sl.SendClick(t, sl.Click("U0BOB", "bob", card, approve))
+	sl.Eventually(t, "the answer after the write", func() bool { return threadHas(sl, root, "Web runs 3 replicas now.") })
+	note(t, cfg, key, core.Event{Type: core.EventAlertResolved, Alert: &core.AlertInfo{Name: "HighErrorRate", Severity: "critical",
+		Summary: "5xx above 5% on web", Receiver: "ops", StartsAt: startsAt, EndsAt: time.Now().UTC()}})
+	if calls := k8s.Calls(); len(calls) != 2 || calls[1].Tool != "scale_deployment" {
+		t.Fatalf("the MCP server ran %+v, want get_pods then scale_deployment", calls)
+	}
+	return &drill{cfg: cfg, key: key, root: root, sl: sl, model: model, serve: s}
+}
+
+// note records ev in conversation key as an alert intake does: with the
+// next sequence numbers of the conversation, in the store serve uses.
+func note(t *testing.T, cfgFile, key string, ev core.Event) {
+	t.Helper()
+	cfg, err := config.Load(cfgFile, testEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	seq, err := store.ReserveSeq(ctx, key, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.ConvKey, ev.Seq, ev.Time = key, seq, time.Now().UTC()
+	if err := store.AppendEvents(ctx, []core.Event{ev}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func threadHas(sl *slacktest.Server, root, text string) bool {
+	for _, m := range sl.Messages("C0OPS", root, nil) {
+		if strings.Contains(m.Plain(), text) {
+			return true
+		}
+	}
+	return false
+}
+
+// Issue 24, acceptance 7: the report of a drill (alert, triage, a person,
+// an approved write, resolve) prints each step in order with its UTC time
+// and actor, under a header; --format json is stable (a golden file, with
+// times, ids and durations masked).
+func TestIncidentReportOfADrill(t *testing.T) {
+	d := runDrill(t)
+	d.serve.stop(t)
+
+	code, md, errOut := runMain(t, testEnv(), "incident", "report", d.key, "--config", d.cfg)
+	if code != 0 {
+		t.Fatalf("incident report: %d\n%s\n%s", code, md, errOut)
+	}
+	t.Logf("report:\n%s", md)
+	mustContain(t, "the header", md, "# Incident report: ", "- Conversation: "+d.key, "Duration: ", "- People: @pager, @alice, @bob",
+		"- Changes made: k8s/scale_deployment (ok, approved by @bob)", "- Approvals: 1 asked, 1 approved, 0 denied, 0 other")
+	step := func(actor, text string) string {
+		return `\| ` + regexp.QuoteMeta(actor) + ` \| [^|]*` + regexp.QuoteMeta(text)
+	}
+	var wants []string
+	for _, w := range [][2]string{
+		{"alertmanager:ops", "fired: HighErrorRate (critical): 5xx above 5% on web"},
+		{"@pager", "Triage this alert: HighErrorRate severity=critical namespace=prod"},
+		{"@pager", "k8s/get_pods (read) ok in "},
+		{"opsgate", "web-1 is crash looping in prod."},
+		{"@alice", "scale web to 3"},
+		{"@alice", "asked to approve k8s/scale_deployment (write)"},
+		{"@bob", "approved k8s/scale_deployment by @bob"},
+		{"@bob", "k8s/scale_deployment (write) ok in "},
+		{"opsgate", "Web runs 3 replicas now."},
+		{"alertmanager:ops", "resolved: HighErrorRate (critical)"},
+	} {
+		wants = append(wants, step(w[0], w[1]))
+	}
+	re := regexp.MustCompile(`(?s)` + strings.Join(wants, ".*"))
+	if !re.MatchString(md) {
+		t.Errorf("the report does not show the drill's steps in order with their actors:\n%s", md)
+	}
+	rowTime := regexp.MustCompile(`(?m)^\| (\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ) \|`)
+	rows := rowTime.FindAllStringSubmatch(md, -1)
+	if len(rows) != len(wants) {
+		t.Errorf("%d steps, want %d", len(rows), len(wants))
+	}
+	for i := 1; i < len(rows); i++ {
+		if rows[i][1] < rows[i-1][1] {
+			t.Errorf("step %d at %s comes after a later step (%s)", i+1, rows[i][1], rows[i-1][1])
+		}
+	}
+
+	code, js, errOut := runMain(t, testEnv(), "incident", "report", d.key, "--format", "json", "--config", d.cfg)
+	if code != 0 {
+		t.Fatalf("incident report --format json: %d\n%s", code, errOut)
+	}
+	var tl timeline.Timeline
+	if err := json.Unmarshal([]byte(js), &tl); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, js)
+	}
+	for i, s := range tl.Steps {
+		if s.Time.Location() != time.UTC || (i > 0 && s.Time.Before(tl.Steps[i-1].Time)) {
+			t.Errorf("step %d: time %s is not UTC or not in order", i, s.Time)
+		}
+	}
+	got := maskReport(js, d.key)
+	golden := filepath.Join("testdata", "incident-report.golden.json")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("incident report --format json differs from %s (go test ./cmd/opsgate -run %s -update):\n%s", golden, t.Name(), got)
+	}
+
+	code, _, errOut = runMain(t, testEnv(), "incident", "report", "slack:T0TEST:C0OPS:nope", "--config", d.cfg)
+	if code != exitError || !strings.Contains(errOut, `no conversation "slack:T0TEST:C0OPS:nope"`) {
+		t.Errorf("a missing conversation: %d %q, want 1 and its name", code, errOut)
+	}
+	code, _, errOut = runMain(t, testEnv(), "incident", "report", d.key, "--format", "yaml", "--config", d.cfg)
+	if code != exitUsage || !strings.Contains(errOut, "want md or json") {
+		t.Errorf("a bad format: %d %q, want 2 and the formats", code, errOut)
+	}
+}
+
+// maskReport replaces what differs between runs of the drill (times, ids,
+// durations, the thread's ts) so that the golden file holds the format.
+func maskReport(js, key string) string {
+	js = strings.ReplaceAll(js, key, "slack:T0TEST:C0OPS:<ts>")
+	for re, with := range map[*regexp.Regexp]string{
+		regexp.MustCompile(`"\d{4}-\d\d-\d\dT[0-9:.]+Z"`):     `"<time>"`,
+		regexp.MustCompile(`"duration_ms": \d+`):              `"duration_ms": "<ms>"`,
+		regexp.MustCompile(`"(run_id|approval_id)": "[^"]+"`): `"$1": "<id>"`,
+		regexp.MustCompile(` in [0-9.]+(ns|µs|ms|s)"`):        ` in <duration>"`,
+	} {
+		js = re.ReplaceAllString(js, with)
+	}
+	return js
+}
