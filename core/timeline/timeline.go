@@ -59,11 +59,11 @@ type Step struct {
 	Kind  Kind      `json:"kind"`
 	Actor string    `json:"actor"`
 	// Text is one line saying what happened.
-	Text       string `json:"text"`
-	RunID      string `json:"run_id,omitempty"`
-	Tool       string `json:"tool,omitempty"`
-	Risk       string `json:"risk,omitempty"`
-	Outcome    string `json:"outcome,omitempty"`
+	Text    string `json:"text"`
+	RunID   string `json:"run_id,omitempty"`
+	Tool    string `json:"tool,omitempty"`
+	Risk    string `json:"risk,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
 	// DurationMS: a tool call's duration, present on every tool.call
 	// (0 for one under a millisecond).
 	DurationMS *int64 `json:"duration_ms,omitempty"`
