@@ -61,5 +61,5 @@ func (m *Memory) SavePostmortem(ctx context.Context, p Postmortem) (docs.Documen
 			return docs.Document{}, err
 		}
 	}
-	return m.store.SaveDocument(ctx, d, docs.Save{Note: "postmortem drafted for " + p.Author, At: m.opt.Now()})
+	return m.store.SaveDocument(ctx, d, docs.Save{Note: "postmortem drafted from the timeline of " + p.ConvKey, At: m.opt.Now()})
 }

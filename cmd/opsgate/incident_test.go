@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -220,6 +221,24 @@ func TestIncidentReportOfADrill(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errOut, "want md or json") {
 		t.Errorf("a bad format: %d %q, want 2 and the formats", code, errOut)
 	}
+
+	// incident postmortem: the same draft as /postmortem, from the CLI.
+	d.model.Push(llmfake.Reply{Text: postmortemDraft})
+	code, out, errOut := runMain(t, testEnv("USER", "sre"), "incident", "postmortem", d.key, "--config", d.cfg)
+	if code != 0 {
+		t.Fatalf("incident postmortem: %d\n%s\n%s", code, out, errOut)
+	}
+	mustInOrder(t, out, "# Postmortem: HighErrorRate ", "## What was changed", "approved by @bob",
+		"Saved as a postmortem draft: `postmortems/postmortem-higherrorrate-")
+	reqs := d.model.Requests()
+	if asked := reqs[len(reqs)-1].Messages; len(asked) != 2 || !strings.Contains(asked[1].Content, "| @alice | 💬 scale web to 3 |") {
+		t.Errorf("the model was not given the timeline: %+v", asked)
+	}
+	code, out, _ = runMain(t, testEnv(), "memory", "list", "--type", "postmortem", "--config", d.cfg)
+	mustContain(t, "memory list", out, "postmortems/postmortem-higherrorrate-", "channel:slack:T0TEST:C0OPS", "agent_draft")
+	if code != 0 {
+		t.Errorf("memory list: %d", code)
+	}
 }
 
 // maskReport replaces what differs between runs of the drill (times, ids,
@@ -235,4 +254,132 @@ func maskReport(js, key string) string {
 		js = re.ReplaceAllString(js, with)
 	}
 	return js
+}
+
+// postmortemDraft is the model's postmortem in the tests.
+const postmortemDraft = `## Summary
+HighErrorRate fired for web in prod: web-1 was crash looping.
+## Impact
+5xx above 5% on web for about two minutes.
+## Timeline
+- the alert fired; the triage found web-1 crash looping
+## What was changed
+- k8s/scale_deployment web to 3 replicas, approved by @bob
+## Open questions
+- why web-1 crash looped
+## Follow-ups
+- alert on web-1 restarts before HighErrorRate fires`
+
+// Issue 24, acceptance 8: /postmortem posts a draft and keeps it as a
+// postmortem draft (agent_draft, the channel's memory); once an admin
+// promotes it with the promotion card, the next alert of the same kind
+// gets it in its triage run's memory context.
+func TestPostmortemDraftPromotedReachesTheNextTriage(t *testing.T) {
+	d := runDrill(t)
+	sl := d.sl
+	var mu sync.Mutex
+	script := []llmfake.Reply{
+		{Text: postmortemDraft},
+		toolCall("m0", "load_toolset", `{"toolset":"memory"}`),
+		// the path is the one the reply below names
+		{},
+		{Text: "I proposed the postmortem for the workspace."},
+		{Text: "web-1 crash loops again; the postmortem of the last HighErrorRate says scaling web to 3 helped."},
+	}
+	var pmPath string
+	d.model.SetResponder(func(req llmfake.Request) llmfake.Reply {
+		if isTitleRequest(req) {
+			return llmfake.Reply{Text: "HighErrorRate on web"}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(script) == 0 {
+			return llmfake.Reply{Text: "nothing scripted"}
+		}
+		r := script[0]
+		script = script[1:]
+		if r.Text == "" && r.ToolCalls == nil {
+			r = toolCall("m1", "memory_propose_promotion", `{"path":"`+pmPath+`","reason":"the lesson of this HighErrorRate applies to the next"}`)
+		}
+		return r
+	})
+
+	// /postmortem in the incident's thread.
+	_, ev := sl.Mention("C0OPS", "U0ALICE", "/postmortem", d.root)
+	sl.SendEvent(t, ev)
+	var reply string
+	sl.Eventually(t, "the postmortem draft", func() bool {
+		for _, m := range sl.Messages("C0OPS", d.root, nil) {
+			if strings.Contains(m.Plain(), "Saved as a postmortem draft") {
+				reply = m.Plain()
+				return true
+			}
+		}
+		return false
+	})
+	mustContain(t, "the draft", reply, "Postmortem: HighErrorRate", "What was changed", "approved by @bob", "(channel memory, agent_draft")
+	pm := regexp.MustCompile("postmortems/[a-z0-9-]+\\.md").FindString(reply)
+	if pm == "" {
+		t.Fatalf("the reply names no path:\n%s", reply)
+	}
+	mu.Lock()
+	pmPath = pm
+	mu.Unlock()
+	reqs := d.model.Requests()
+	ask := reqs[len(reqs)-1]
+	if len(ask.Messages) != 2 || !strings.Contains(ask.Messages[0].Content, "blameless postmortem") ||
+		!strings.Contains(ask.Messages[1].Content, "approved k8s/scale_deployment by @bob") ||
+		!strings.Contains(ask.Messages[1].Content, "fired: HighErrorRate") {
+		t.Errorf("the model was not asked from the timeline: %+v", ask.Messages)
+	}
+
+	// An admin promotes it with the existing card.
+	_, ev = sl.Say("C0OPS", "U0BOB", "propose "+pm+" for the whole workspace", d.root)
+	sl.SendEvent(t, ev)
+	var card slacktest.Message
+	sl.Eventually(t, "the promotion card", func() bool {
+		for _, m := range sl.Messages("C0OPS", d.root, nil) {
+			if _, ok := m.Button("promote"); ok {
+				card = m
+				return true
+			}
+		}
+		return false
+	})
+	promote, _ := card.Button("promote")
+	sl.SendClick(t, sl.Click("U0BOB", "bob", card, promote))
+	sl.Eventually(t, "the promotion", func() bool {
+		m, _ := sl.Message(card.Channel, card.TS)
+		return strings.Contains(m.Plain(), "Promoted by @bob")
+	})
+
+	// The next alert of the same kind: its triage run sees the postmortem
+	// as trusted memory.
+	before := len(d.model.Requests())
+	root2, ev := sl.Mention("C0OPS", "U0PAGER", "Triage this alert: HighErrorRate severity=critical namespace=prod", "")
+	sl.SendEvent(t, ev)
+	sl.Eventually(t, "the second triage", func() bool { return threadHas(sl, root2, "crash loops again") })
+	d.serve.stop(t)
+	var triage llmfake.Request
+	for _, r := range d.model.Requests()[before:] {
+		if !isTitleRequest(r) {
+			triage = r
+			break
+		}
+	}
+	var memory string
+	for _, m := range triage.Messages {
+		if m.Role == "system" && strings.Contains(m.Content, "<memory_context>") {
+			memory = m.Content
+		}
+	}
+	if !strings.Contains(memory, "crash looping") || !strings.Contains(memory, "Postmortem: HighErrorRate") {
+		t.Errorf("the next triage's memory context lacks the postmortem:\n%s", memory)
+	}
+
+	code, out, errOut := runMain(t, testEnv(), "memory", "show", pm, "--config", d.cfg)
+	if code != 0 {
+		t.Fatalf("memory show: %d\n%s\n%s", code, out, errOut)
+	}
+	mustInOrder(t, out, "scope:    workspace", "type:     postmortem", "trust:    admin_approved", "history:", "  v1 ", "postmortem drafted", "  v2 ", "promoted by")
 }
