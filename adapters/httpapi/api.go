@@ -165,6 +165,7 @@ func New(o Options) *API {
 		"GET /api/v1/conversations/{key}":           a.conversation,
 		"POST /api/v1/conversations/{key}/messages": a.postMessage,
 		"GET /api/v1/conversations/{key}/events":    a.followEvents,
+		"GET /api/v1/conversations/{key}/timeline":  a.timeline,
 		"GET /api/v1/approvals":                     a.approvals,
 		"POST /api/v1/approvals/{id}/decision":      a.decision,
 		"POST /api/v1/runs/{id}/stop":               a.stop,

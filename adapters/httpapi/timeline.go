@@ -1,0 +1,54 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/timeline"
+)
+
+// timeline answers GET /api/v1/conversations/{key}/timeline: the
+// conversation's steps under a header (docs/design.md §19), as `opsgate
+// incident report --format json` prints them. Who may not see the
+// conversation gets the 404 of a missing one (guard).
+func (a *API) timeline(w http.ResponseWriter, r *http.Request, _ core.Actor) {
+	key := r.PathValue("key")
+	c, err := a.find(r.Context(), key)
+	if err != nil {
+		a.fail(w, "conversation", err)
+		return
+	}
+	if c == nil {
+		writeError(w, http.StatusNotFound, "not_found", "no conversation "+strconv.Quote(key))
+		return
+	}
+	t, err := timeline.Build(r.Context(), timelineSource{a}, key, c.Title)
+	if err != nil && !errors.Is(err, timeline.ErrEmpty) {
+		a.fail(w, "timeline", err)
+		return
+	}
+	a.reply(w, http.StatusOK, t)
+}
+
+// timelineSource reads a timeline's records: the store's, and the events
+// through the engine (which writes what it still holds first).
+type timelineSource struct{ a *API }
+
+func (s timelineSource) Messages(ctx context.Context, key string) ([]core.Message, error) {
+	return s.a.o.Store.Messages(ctx, key)
+}
+
+func (s timelineSource) ConversationRuns(ctx context.Context, key string) ([]core.Run, error) {
+	return s.a.o.Store.ConversationRuns(ctx, key)
+}
+
+func (s timelineSource) Audit(ctx context.Context, f core.AuditFilter) ([]core.AuditEntry, error) {
+	return s.a.o.Store.Audit(ctx, f)
+}
+
+func (s timelineSource) Events(ctx context.Context, q core.EventQuery) ([]core.Event, error) {
+	return s.a.o.Engine.Events(ctx, q)
+}
