@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/slack/slacktest"
+	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
@@ -382,4 +383,68 @@ func TestPostmortemDraftPromotedReachesTheNextTriage(t *testing.T) {
 		t.Fatalf("memory show: %d\n%s\n%s", code, out, errOut)
 	}
 	mustInOrder(t, out, "scope:    workspace", "type:     postmortem", "trust:    admin_approved", "history:", "  v1 ", "postmortem drafted", "  v2 ", "promoted by")
+}
+
+// /timeline in chat posts the short timeline on Slack, Telegram and
+// Discord: each platform passes the command to the engine, which answers
+// it without a run.
+func TestTimelineCommandInEveryChat(t *testing.T) {
+	c := newConsoleServe(t, []string{"slack", "telegram", "discord"},
+		llmfake.Reply{Text: "Slack: all pods Running."},
+		llmfake.Reply{Text: "Telegram: all pods Running."},
+		llmfake.Reply{Text: "Discord: all pods Running."})
+	short := func(platform string) []string {
+		return []string{"Timeline", "People: ", "💬 ", "are the pods ok on " + platform}
+	}
+
+	root, ev := c.sl.Mention("C0OPS", aliceSlack, "are the pods ok on slack?", "")
+	c.sl.SendEvent(t, ev)
+	c.sl.Eventually(t, "the Slack answer", func() bool { return threadHas(c.sl, root, "Slack: all pods Running.") })
+	_, ev = c.sl.Mention("C0OPS", aliceSlack, "/timeline", root)
+	c.sl.SendEvent(t, ev)
+	c.sl.Eventually(t, "the Slack timeline", func() bool { return threadHas(c.sl, root, "Timeline") })
+	for _, m := range c.sl.Messages("C0OPS", root, nil) {
+		if strings.Contains(m.Plain(), "Timeline") {
+			mustContain(t, "the Slack timeline", m.Plain(), short("slack")...)
+		}
+	}
+
+	alice := telegramtest.User(aliceTGID, "alice")
+	at := "@" + telegramtest.BotUsername + " "
+	c.tg.Push(c.tg.NewTextUpdate(telegramtest.GroupChat(consoleTGChat), alice, at+"are the pods ok on telegram?"))
+	tgMessage(t, c.tg, consoleTGChat, "the Telegram answer", c.s.log, func(m telegramtest.Message) bool {
+		return strings.Contains(m.Visible, "Telegram: all pods Running.")
+	})
+	c.tg.Push(c.tg.NewTextUpdate(telegramtest.GroupChat(consoleTGChat), alice, "/timeline@"+telegramtest.BotUsername))
+	m := tgMessage(t, c.tg, consoleTGChat, "the Telegram timeline", c.s.log, func(m telegramtest.Message) bool {
+		return strings.Contains(m.Visible, "Timeline")
+	})
+	mustContain(t, "the Telegram timeline", m.Visible, short("telegram")...)
+
+	msg, err := c.dc.Say(consoleChannel, aliceDiscord, c.dc.Mention()+" are the pods ok on discord?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dcHas := func(text string) (string, bool) {
+		for _, m := range c.dc.Messages(msg.ID) {
+			if strings.Contains(m.Content, text) {
+				return m.Content, true
+			}
+		}
+		return "", false
+	}
+	if !c.dc.Wait(30*time.Second, func() bool { _, ok := dcHas("Discord: all pods Running."); return ok }) {
+		t.Fatalf("no Discord answer; log:\n%s", c.s.log.String())
+	}
+	if _, err := c.dc.Say(msg.ID, aliceDiscord, "/timeline"); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if !c.dc.Wait(30*time.Second, func() bool { var ok bool; got, ok = dcHas("Timeline"); return ok }) {
+		t.Fatalf("no Discord timeline; thread: %+v", c.dc.Messages(msg.ID))
+	}
+	mustContain(t, "the Discord timeline", got, short("discord")...)
+	if n := len(c.model.Requests()); n != 3 {
+		t.Errorf("%d model requests, want 3: /timeline asks no model", n)
+	}
 }
