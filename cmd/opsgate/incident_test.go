@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -446,5 +447,16 @@ func TestTimelineCommandInEveryChat(t *testing.T) {
 	mustContain(t, "the Discord timeline", got, short("discord")...)
 	if n := len(c.model.Requests()); n != 3 {
 		t.Errorf("%d model requests, want 3: /timeline asks no model", n)
+	}
+
+	// The console's timeline view of the Slack thread, from its page.
+	b := c.console()
+	b.Navigate(c.s.base + "/#/c/" + url.PathEscape("slack:"+slacktest.TeamID+":C0OPS:"+root))
+	b.Click("#timeline-link")
+	b.WaitText("#timeline-rows", "are the pods ok on slack?")
+	b.WaitText("#timeline-rows", "Slack: all pods Running.")
+	b.WaitText("#timeline-head", "People: @alice")
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("the console logged errors: %q", errs)
 	}
 }
