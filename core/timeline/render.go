@@ -149,10 +149,13 @@ func cell(s string) string {
 	return strings.ReplaceAll(oneLine(s), "|", `\|`)
 }
 
-// human is a duration rounded for people: seconds under an hour, minutes
+// human is a duration rounded for people: microseconds under a
+// millisecond, milliseconds under a second, seconds under an hour, minutes
 // above.
 func human(d time.Duration) string {
 	switch {
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
 	case d < time.Second:
 		return d.Round(time.Millisecond).String()
 	case d < time.Hour:

@@ -314,7 +314,7 @@ func (b *builder) audit(entries []core.AuditEntry) {
 			s.Kind, s.DurationMS = ToolCall, &ms
 			s.Time = e.Time.Add(-e.Duration) // when it started
 			s.Outcome = map[string]string{core.AuditExecuted: "ok", core.AuditFailed: "failed", core.AuditOutcomeUnknown: "unknown"}[e.Kind]
-			s.Text = fmt.Sprintf("%s (%s) %s in %s", tool, e.Risk, s.Outcome, e.Duration.Round(time.Millisecond))
+			s.Text = fmt.Sprintf("%s (%s) %s in %s", tool, e.Risk, s.Outcome, human(e.Duration))
 			if e.Detail != "" && e.Kind != core.AuditExecuted {
 				s.Text += ": " + FirstLine(e.Detail)
 			}
