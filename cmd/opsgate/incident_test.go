@@ -320,7 +320,7 @@ func TestPostmortemDraftPromotedReachesTheNextTriage(t *testing.T) {
 		return false
 	})
 	mustContain(t, "the draft", reply, "Postmortem: HighErrorRate", "What was changed", "approved by @bob", "(channel memory, agent_draft")
-	pm := regexp.MustCompile("postmortems/[a-z0-9-]+\\.md").FindString(reply)
+	pm := regexp.MustCompile(`postmortems/[a-z0-9-]+\.md`).FindString(reply)
 	if pm == "" {
 		t.Fatalf("the reply names no path:\n%s", reply)
 	}

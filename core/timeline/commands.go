@@ -53,6 +53,18 @@ func (c *Commands) postmortem(ctx context.Context, call core.CommandCall) string
 	if c.Model == nil || c.Saver == nil {
 		return "⚠️ /postmortem is not available here: it needs a model and long-term memory."
 	}
+	if call.Defer != nil {
+		// The model may take a minute; the adapter waiting for Handle
+		// must not.
+		call.Defer(func(ctx context.Context) string { return c.draft(ctx, call) })
+		return ""
+	}
+	return c.draft(ctx, call)
+}
+
+// draft builds the timeline, asks the model for the draft, keeps it and
+// returns the answer to post.
+func (c *Commands) draft(ctx context.Context, call core.CommandCall) string {
 	t, err := Build(ctx, c.Source, call.ConvKey, "")
 	if err != nil {
 		return c.failed(call, "/postmortem", err)
