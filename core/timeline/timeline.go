@@ -28,6 +28,25 @@ type Source interface {
 	Events(ctx context.Context, q core.EventQuery) ([]core.Event, error)
 }
 
+// Alerts is an optional ability of a Source: the alerts of an incident
+// conversation as its alert intake keeps them (core/incident's records,
+// kept as long as the incident), each firing and resolving in the order
+// they came. When a Source has it and it knows the conversation, its
+// changes are the timeline's alert steps; otherwise the alert.fired and
+// alert.resolved events are (pruned with the other events).
+type Alerts interface {
+	AlertChanges(ctx context.Context, convKey string) ([]AlertChange, error)
+}
+
+// AlertChange is an alert that fired (At is its startsAt) or resolved
+// (At is its endsAt); Received is when opsgate learnt it.
+type AlertChange struct {
+	Resolved bool
+	Alert    core.AlertInfo
+	At       time.Time
+	Received time.Time
+}
+
 // Kind is what a step records. The names are part of the JSON format.
 type Kind string
 
@@ -144,6 +163,15 @@ func Build(ctx context.Context, src Source, key, title string) (Timeline, error)
 	if err != nil {
 		return Timeline{}, fmt.Errorf("timeline: events: %w", err)
 	}
+	if al, ok := src.(Alerts); ok {
+		changes, err := al.AlertChanges(ctx, key)
+		if err != nil {
+			return Timeline{}, fmt.Errorf("timeline: alerts: %w", err)
+		}
+		if len(changes) > 0 {
+			evs = alertEvents(evs, changes)
+		}
+	}
 	t := FromRecords(key, title, msgs, runs, audit, evs)
 	if len(t.Steps) == 0 {
 		return t, ErrEmpty
@@ -249,6 +277,28 @@ func (b *builder) alerts(evs []core.Event) {
 		}
 		b.add(s)
 	}
+}
+
+// alertEvents replaces the alert events of evs with changes, as the
+// events an intake would have recorded.
+func alertEvents(evs []core.Event, changes []AlertChange) []core.Event {
+	out := make([]core.Event, 0, len(evs)+len(changes))
+	for _, ev := range evs {
+		if ev.Type != core.EventAlertFired && ev.Type != core.EventAlertResolved {
+			out = append(out, ev)
+		}
+	}
+	for _, c := range changes {
+		a := c.Alert
+		ev := core.Event{Type: core.EventAlertFired, Time: c.Received, Alert: &a}
+		if c.Resolved {
+			ev.Type, a.EndsAt = core.EventAlertResolved, cmp.Or(c.At, a.EndsAt)
+		} else {
+			a.StartsAt = cmp.Or(c.At, a.StartsAt)
+		}
+		out = append(out, ev)
+	}
+	return out
 }
 
 func utc(t time.Time) time.Time {

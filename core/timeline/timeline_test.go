@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -169,5 +170,52 @@ func TestStopsErrorsAndDenials(t *testing.T) {
 	}
 	if strings.Join(tl.People, ",") != "bob,mallory" {
 		t.Errorf("people = %q: the voter, and the one refused (they acted)", tl.People)
+	}
+}
+
+// records is a Source over records held in memory.
+type records struct {
+	msgs    []core.Message
+	runs    []core.Run
+	audit   []core.AuditEntry
+	evs     []core.Event
+	changes []AlertChange
+}
+
+func (r records) Messages(context.Context, string) ([]core.Message, error) { return r.msgs, nil }
+func (r records) ConversationRuns(context.Context, string) ([]core.Run, error) {
+	return r.runs, nil
+}
+func (r records) Audit(context.Context, core.AuditFilter) ([]core.AuditEntry, error) {
+	return r.audit, nil
+}
+func (r records) Events(context.Context, core.EventQuery) ([]core.Event, error) { return r.evs, nil }
+func (r records) AlertChanges(context.Context, string) ([]AlertChange, error) {
+	return r.changes, nil
+}
+
+// An intake's own records of the alerts (kept as long as the incident)
+// stand for the alert events, which are pruned after a week.
+func TestBuildTakesAlertsFromTheIntake(t *testing.T) {
+	msgs, runs, audit, _ := drill()
+	src := records{msgs: msgs, runs: runs, audit: audit, changes: []AlertChange{
+		{Alert: core.AlertInfo{Name: "HighErrorRate", Severity: "critical", Receiver: "ops"}, At: at(-30), Received: at(1)},
+		{Alert: core.AlertInfo{Name: "HighLatency", Receiver: "ops"}, At: at(50), Received: at(51)},
+		{Resolved: true, Alert: core.AlertInfo{Name: "HighErrorRate", Severity: "critical", Receiver: "ops"}, At: at(300), Received: at(301)},
+	}}
+	tl, err := Build(context.Background(), src, "incident:abc", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range tl.Steps {
+		if s.Alert != nil {
+			got = append(got, s.Time.Format("15:04:05")+" "+s.Text+" received "+s.Alert.ReceivedAt.Format("15:04:05"))
+		}
+	}
+	want := "02:59:30 fired: HighErrorRate (critical) received 03:00:01\n03:00:50 fired: HighLatency received 03:00:51\n" +
+		"03:05:00 resolved: HighErrorRate (critical) received 03:05:01"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("alert steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
 }
