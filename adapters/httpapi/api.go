@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/timeline"
 	"github.com/opsgate/opsgate/memory/docs"
 )
 
@@ -113,6 +114,9 @@ type Options struct {
 	Redact    func(string) string
 	Memory    MemorySearcher
 	Schedules func() []Schedule
+	// Alerts, when set, gives timelines the alerts of incident
+	// conversations from the intake's records (else from their events).
+	Alerts timeline.Alerts
 	// Visibility says who sees which conversation (the policy, docs/design.md
 	// §17); without it a token sees only what its person took part in.
 	Visibility Visibility

@@ -49,6 +49,13 @@ func (s timelineSource) Audit(ctx context.Context, f core.AuditFilter) ([]core.A
 	return s.a.o.Store.Audit(ctx, f)
 }
 
+func (s timelineSource) AlertChanges(ctx context.Context, key string) ([]timeline.AlertChange, error) {
+	if s.a.o.Alerts == nil {
+		return nil, nil
+	}
+	return s.a.o.Alerts.AlertChanges(ctx, key)
+}
+
 func (s timelineSource) Events(ctx context.Context, q core.EventQuery) ([]core.Event, error) {
 	return s.a.o.Engine.Events(ctx, q)
 }

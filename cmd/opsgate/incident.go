@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/incident"
 	"github.com/opsgate/opsgate/core/timeline"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/internal/tokens"
@@ -89,7 +91,7 @@ func (e *env) incident(ctx context.Context, args []string) int {
 // conversationTimeline is the timeline of the stored conversation key; a
 // key the store does not hold is an error.
 func conversationTimeline(ctx context.Context, store core.Store, key string) (timeline.Timeline, error) {
-	src, ok := store.(timeline.Source)
+	src, ok := timelineSource(store)
 	if !ok {
 		return timeline.Timeline{}, errors.New("this store keeps no timelines")
 	}
@@ -165,7 +167,7 @@ func chatCommands(store core.Store, model core.Model, mem *memory.Memory, log *s
 	if mem != nil {
 		cs = append(cs, mem)
 	}
-	if src, ok := store.(timeline.Source); ok {
+	if src, ok := timelineSource(store); ok {
 		tc := &timeline.Commands{Source: src, Model: model, Logger: log.With("component", "timeline")}
 		if mem != nil {
 			tc.Saver = postmortemSaver{mem}
@@ -192,4 +194,50 @@ func (cc commandChain) Command(ctx context.Context, c core.CommandCall) (string,
 		}
 	}
 	return "", false
+}
+
+// incidentTimelines is a store as the source of timelines: its records,
+// and for an incident conversation the alerts its intake keeps
+// (timeline.Alerts), which outlive the events.
+type incidentTimelines struct {
+	timeline.Source
+	incidents incident.Store // nil: the store keeps no incidents
+}
+
+// timelineSource returns store as a timeline source, or false.
+func timelineSource(store any) (timeline.Source, bool) {
+	src, ok := store.(timeline.Source)
+	if !ok {
+		return nil, false
+	}
+	is, _ := store.(incident.Store)
+	return incidentTimelines{Source: src, incidents: is}, true
+}
+
+// AlertChanges are the fired and resolved alerts of the incident whose
+// conversation (or chat thread) is key; none for other conversations.
+func (s incidentTimelines) AlertChanges(ctx context.Context, key string) ([]timeline.AlertChange, error) {
+	if s.incidents == nil {
+		return nil, nil
+	}
+	r, ok, err := s.incidents.Incident(ctx, key)
+	if err == nil && !ok {
+		r, ok, err = s.incidents.IncidentByThread(ctx, key)
+	}
+	if err != nil || !ok {
+		return nil, err
+	}
+	known := map[string]incident.Known{}
+	for _, k := range r.Alerts {
+		known[k.Fingerprint] = k
+	}
+	out := make([]timeline.AlertChange, 0, len(r.History))
+	for _, c := range r.History {
+		k := known[c.Fingerprint]
+		info := core.AlertInfo{Name: cmp.Or(c.Alert, k.Name()), Severity: k.Severity(), Fingerprint: c.Fingerprint,
+			Summary: cmp.Or(k.Annotations["summary"], k.Annotations["description"]), Labels: k.Labels,
+			GeneratorURL: k.GeneratorURL, Receiver: r.Receiver}
+		out = append(out, timeline.AlertChange{Resolved: c.Kind == incident.ChangeResolved, Alert: info, At: c.At, Received: c.Received})
+	}
+	return out, nil
 }

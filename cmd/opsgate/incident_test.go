@@ -18,6 +18,7 @@ import (
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
+	"github.com/opsgate/opsgate/core/incident"
 	"github.com/opsgate/opsgate/core/timeline"
 	"github.com/opsgate/opsgate/internal/config"
 )
@@ -458,5 +459,49 @@ func TestTimelineCommandInEveryChat(t *testing.T) {
 	b.WaitText("#timeline-head", "People: @alice")
 	if errs := b.Errors(); len(errs) > 0 {
 		t.Errorf("the console logged errors: %q", errs)
+	}
+}
+
+// An incident's timeline takes its alerts from the intake's record, by
+// the incident's key or by its chat thread's.
+func TestIncidentTimelineAlertsFromTheRecord(t *testing.T) {
+	cfg, err := config.Load(writeConfig(t, t.TempDir(), "http://127.0.0.1:1/v1", "", ""), testEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	t0 := time.Date(2026, 11, 28, 3, 0, 0, 0, time.UTC)
+	k := incident.Known{Fingerprint: "f1", Status: "resolved", Labels: map[string]string{"alertname": "HighErrorRate", "severity": "critical"},
+		Annotations: map[string]string{"description": "5xx above 5%"}, StartsAt: t0, EndsAt: t0.Add(20 * time.Minute)}
+	if _, err := store.(incident.Store).SaveIncident(ctx, incident.Record{Key: "incident:abc", GroupKey: "{}:{}", Seq: 1, Receiver: "ops",
+		Thread: "slack:T0TEST:C0OPS:1.2", Status: "resolved", Alerts: []incident.Known{k}, OpenedAt: t0, UpdatedAt: t0,
+		History: []incident.Change{
+			{Kind: incident.ChangeFired, Fingerprint: "f1", Alert: "HighErrorRate", At: t0, Received: t0.Add(time.Second)},
+			{Kind: incident.ChangeResolved, Fingerprint: "f1", Alert: "HighErrorRate", At: k.EndsAt, Received: k.EndsAt.Add(time.Second)},
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	src, _ := timelineSource(store)
+	for _, key := range []string{"incident:abc", "slack:T0TEST:C0OPS:1.2"} {
+		tl, err := timeline.Build(ctx, src, key, "")
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		var got []string
+		for _, s := range tl.Steps {
+			got = append(got, s.Time.Format(time.TimeOnly)+" "+s.Actor+" "+s.Text)
+		}
+		want := "03:00:00 alertmanager:ops fired: HighErrorRate (critical): 5xx above 5%\n03:20:00 alertmanager:ops resolved: HighErrorRate (critical): 5xx above 5%"
+		if strings.Join(got, "\n") != want {
+			t.Errorf("%s:\n%s\nwant:\n%s", key, strings.Join(got, "\n"), want)
+		}
+	}
+	if tl, err := timeline.Build(ctx, src, "slack:T0TEST:C0OPS:9.9", ""); err != timeline.ErrEmpty || len(tl.Steps) != 0 {
+		t.Errorf("another conversation: %+v, %v; want nothing", tl.Steps, err)
 	}
 }
