@@ -223,6 +223,8 @@ type builder struct {
 	approvals Approvals
 	// approvers are the persons who approved an approval, by its id.
 	approvers map[string][]string
+	// stoppedBy is who cancelled a run's approvals by stopping it, by run.
+	stoppedBy map[string]core.Actor
 }
 
 func (b *builder) add(s Step) {
@@ -329,7 +331,7 @@ func (b *builder) messages(msgs []core.Message) {
 }
 
 func (b *builder) audit(entries []core.AuditEntry) {
-	b.approvers = map[string][]string{}
+	b.approvers, b.stoppedBy = map[string][]string{}, map[string]core.Actor{}
 	for _, e := range entries {
 		tool := e.Tool
 		if e.Toolset != "" {
@@ -355,6 +357,9 @@ func (b *builder) audit(entries []core.AuditEntry) {
 			}
 			if e.Kind == core.AuditApproved {
 				b.approvers[e.ApprovalID] = appendNew(b.approvers[e.ApprovalID], e.Actor.String())
+			}
+			if e.Kind == core.AuditCancelled && e.Actor.String() != "" {
+				b.stoppedBy[e.RunID] = e.Actor
 			}
 			if e.Detail != "" {
 				s.Text += ": " + FirstLine(e.Detail)
@@ -429,8 +434,12 @@ func (b *builder) runEnds(runs []core.Run, evs []core.Event) {
 	for _, r := range runs {
 		switch r.Status {
 		case core.RunStopped:
-			b.add(Step{Time: cmp.Or(r.EndedAt, r.StartedAt), Kind: Stop, Actor: opsgateActor, RunID: r.ID, Outcome: string(r.Status),
-				Text: "run stopped"})
+			s := Step{Time: cmp.Or(r.EndedAt, r.StartedAt), Kind: Stop, Actor: opsgateActor, RunID: r.ID, Outcome: string(r.Status),
+				Text: "run stopped"}
+			if by, ok := b.stoppedBy[r.ID]; ok {
+				s.Actor, s.Text = by.String(), "run stopped by "+by.String()
+			}
+			b.add(s)
 		case core.RunError, core.RunMaxIterations:
 			text := FirstLine(cmp.Or(r.Error, errs[r.ID].Text, errs[r.ID].Error))
 			if text == "" {

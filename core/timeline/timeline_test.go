@@ -152,7 +152,7 @@ func TestStopsErrorsAndDenials(t *testing.T) {
 	audit := []core.AuditEntry{
 		{Time: at(1), Kind: core.AuditProposed, RunID: "r1", ApprovalID: "a", Actor: alice, Tool: "delete_pod", Risk: core.RiskDestructive},
 		{Time: at(2), Kind: core.AuditVote, RunID: "r1", ApprovalID: "a", Actor: core.Actor{ID: "slack:U2", Name: "bob"}, Tool: "delete_pod"},
-		{Time: at(5), Kind: core.AuditCancelled, RunID: "r1", ApprovalID: "a", Tool: "delete_pod"},
+		{Time: at(5), Kind: core.AuditCancelled, RunID: "r1", ApprovalID: "a", Actor: core.SystemActor, Tool: "delete_pod", Detail: "opsgate is shutting down"},
 		{Time: at(6), Kind: core.AuditRefused, RunID: "r1", ApprovalID: "a", Actor: core.Actor{ID: "slack:U3", Name: "mallory"}, Tool: "delete_pod", Detail: "not an approver"},
 	}
 	tl := FromRecords("k", "", nil, runs, audit, nil)
@@ -161,7 +161,7 @@ func TestStopsErrorsAndDenials(t *testing.T) {
 		got = append(got, string(s.Kind)+": "+s.Text)
 	}
 	want := "approval.asked: asked to approve delete_pod (destructive)\napproval.voted: voted to approve delete_pod\n" +
-		"approval.decided: cancelled delete_pod\nstop: run stopped\nrefused: refused delete_pod: not an approver\nerror: run failed: model unreachable"
+		"approval.decided: cancelled delete_pod: opsgate is shutting down\nstop: run stopped by opsgate\nrefused: refused delete_pod: not an approver\nerror: run failed: model unreachable"
 	if strings.Join(got, "\n") != want {
 		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
