@@ -202,6 +202,27 @@ func (cc commandChain) Command(ctx context.Context, c core.CommandCall) (string,
 type incidentTimelines struct {
 	timeline.Source
 	incidents incident.Store // nil: the store keeps no incidents
+	approvals approvalReader // nil: no previews
+}
+
+type approvalReader interface {
+	Approval(ctx context.Context, id string) (core.Approval, error)
+}
+
+// Preview is what the preview of approval id showed (timeline.Previews).
+func (s incidentTimelines) Preview(ctx context.Context, id string) (string, bool, error) {
+	if s.approvals == nil {
+		return "", false, nil
+	}
+	a, err := s.approvals.Approval(ctx, id)
+	if errors.Is(err, core.ErrNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	p, ok := timeline.PreviewOf(a)
+	return p, ok, nil
 }
 
 // timelineSource returns store as a timeline source, or false.
@@ -211,7 +232,8 @@ func timelineSource(store any) (timeline.Source, bool) {
 		return nil, false
 	}
 	is, _ := store.(incident.Store)
-	return incidentTimelines{Source: src, incidents: is}, true
+	ar, _ := store.(approvalReader)
+	return incidentTimelines{Source: src, incidents: is, approvals: ar}, true
 }
 
 // AlertChanges are the fired and resolved alerts of the incident whose

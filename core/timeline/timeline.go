@@ -38,6 +38,13 @@ type Alerts interface {
 	AlertChanges(ctx context.Context, convKey string) ([]AlertChange, error)
 }
 
+// Previews is an optional ability of a Source: the one line the preview
+// of an approval's call showed on its card ("replicas: 2 → 3",
+// docs/design.md §18); ok is false when it had none.
+type Previews interface {
+	Preview(ctx context.Context, approvalID string) (summary string, ok bool, err error)
+}
+
 // AlertChange is an alert that fired (At is its startsAt) or resolved
 // (At is its endsAt); Received is when opsgate learnt it.
 type AlertChange struct {
@@ -173,6 +180,11 @@ func Build(ctx context.Context, src Source, key, title string) (Timeline, error)
 		}
 	}
 	t := FromRecords(key, title, msgs, runs, audit, evs)
+	if pv, ok := src.(Previews); ok {
+		if t, err = withPreviews(ctx, pv, t); err != nil {
+			return t, err
+		}
+	}
 	if len(t.Steps) == 0 {
 		return t, ErrEmpty
 	}
@@ -401,6 +413,27 @@ func (b *builder) audit(entries []core.AuditEntry) {
 		}
 		b.add(s)
 	}
+}
+
+// withPreviews puts after each approval asked what its preview showed.
+func withPreviews(ctx context.Context, pv Previews, t Timeline) (Timeline, error) {
+	var steps []Step
+	for _, s := range t.Steps {
+		steps = append(steps, s)
+		if s.Kind != ApprovalAsked || s.ApprovalID == "" {
+			continue
+		}
+		summary, ok, err := pv.Preview(ctx, s.ApprovalID)
+		if err != nil {
+			return t, fmt.Errorf("timeline: preview of %s: %w", s.ApprovalID, err)
+		}
+		if ok && summary != "" {
+			steps = append(steps, Step{Time: s.Time, Kind: Preview, Actor: opsgateActor, RunID: s.RunID, Tool: s.Tool, Risk: s.Risk,
+				ApprovalID: s.ApprovalID, Text: "preview of " + s.Tool + ": " + FirstLine(summary)})
+		}
+	}
+	t.Steps = steps
+	return t, nil
 }
 
 func (b *builder) decided(kind string) {

@@ -175,11 +175,12 @@ func TestStopsErrorsAndDenials(t *testing.T) {
 
 // records is a Source over records held in memory.
 type records struct {
-	msgs    []core.Message
-	runs    []core.Run
-	audit   []core.AuditEntry
-	evs     []core.Event
-	changes []AlertChange
+	msgs     []core.Message
+	runs     []core.Run
+	audit    []core.AuditEntry
+	evs      []core.Event
+	changes  []AlertChange
+	previews map[string]string
 }
 
 func (r records) Messages(context.Context, string) ([]core.Message, error) { return r.msgs, nil }
@@ -190,6 +191,11 @@ func (r records) Audit(context.Context, core.AuditFilter) ([]core.AuditEntry, er
 	return r.audit, nil
 }
 func (r records) Events(context.Context, core.EventQuery) ([]core.Event, error) { return r.evs, nil }
+func (r records) Preview(_ context.Context, id string) (string, bool, error) {
+	p, ok := r.previews[id]
+	return p, ok, nil
+}
+
 func (r records) AlertChanges(context.Context, string) ([]AlertChange, error) {
 	return r.changes, nil
 }
@@ -217,5 +223,32 @@ func TestBuildTakesAlertsFromTheIntake(t *testing.T) {
 		"03:05:00 resolved: HighErrorRate (critical) received 03:05:01"
 	if strings.Join(got, "\n") != want {
 		t.Errorf("alert steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// What an approval's preview showed follows the request.
+func TestBuildShowsPreviews(t *testing.T) {
+	msgs, runs, audit, evs := drill()
+	tl, err := Build(context.Background(), records{msgs: msgs, runs: runs, audit: audit, evs: evs,
+		previews: map[string]string{"a1": "replicas: 2 → 3"}}, "incident:abc", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range tl.Steps {
+		if s.Kind == ApprovalAsked {
+			if n := tl.Steps[i+1]; n.Kind != Preview || n.Text != "preview of k8s/scale_deployment: replicas: 2 → 3" || !n.Time.Equal(s.Time) {
+				t.Errorf("after the request: %+v, want its preview", n)
+			}
+			return
+		}
+	}
+	t.Error("no approval asked")
+}
+
+// PreviewOf reads the preview from an approval's JSON form: none on an
+// approval without one.
+func TestPreviewOfAnApprovalWithout(t *testing.T) {
+	if p, ok := PreviewOf(core.Approval{ID: "a"}); ok || p != "" {
+		t.Errorf("PreviewOf = %q, %v; want none", p, ok)
 	}
 }
