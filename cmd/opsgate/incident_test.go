@@ -505,3 +505,21 @@ func TestIncidentTimelineAlertsFromTheRecord(t *testing.T) {
 		t.Errorf("another conversation: %+v, %v; want nothing", tl.Steps, err)
 	}
 }
+
+// /timeline and /postmortem in the terminal: the engine answers them like
+// the memory commands, the postmortem once the model has drafted it.
+func TestTimelineAndPostmortemInTheTerminal(t *testing.T) {
+	dir := t.TempDir()
+	model := llmfake.New(t)
+	model.Push(llmfake.Reply{Text: "All pods are Running."}, llmfake.Reply{Text: postmortemDraft})
+	cfg := writeConfig(t, dir, model.URL, "", "")
+	stdout, stderr, code := chatRun(t, cfg, "are the pods ok?\n/timeline\n/postmortem\n")
+	if code != 0 {
+		t.Fatalf("chat: code %d\n%s\n%s", code, stdout, stderr)
+	}
+	mustInOrder(t, stdout, "All pods are Running.", "Timeline", "💬 ", "are the pods ok?", "Postmortem: ", "## What was changed",
+		"Saved as a postmortem draft: `postmortems/")
+	if n := len(model.Requests()); n != 2 {
+		t.Errorf("%d model requests, want 2 (the answer, the draft)", n)
+	}
+}
