@@ -8,7 +8,8 @@ import (
 
 // PreviewOf is the one line an approval's preview showed (its summary,
 // and why it went stale), or false. It reads the approval's JSON form,
-// the API's contract ("preview": {"summary", "stale"}), so that it does not depend on which fields core.Approval has.
+// the API's contract ("preview": {"summary", "stale"}), so that it does
+// not depend on which fields core.Approval has.
 func PreviewOf(a core.Approval) (string, bool) {
 	b, err := json.Marshal(a)
 	if err != nil {

@@ -39,7 +39,8 @@ type Alerts interface {
 }
 
 // Previews is an optional ability of a Source: the one line the preview
-// of an approval's call showed on its card ("replicas: 2 → 3"); ok is false when it had none.
+// of an approval's call showed on its card ("replicas: 2 → 3"); ok is
+// false when it had none.
 type Previews interface {
 	Preview(ctx context.Context, approvalID string) (summary string, ok bool, err error)
 }
