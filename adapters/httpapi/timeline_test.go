@@ -37,7 +37,7 @@ func TestAPITimeline(t *testing.T) {
 	for _, s := range tl.Steps {
 		steps = append(steps, string(s.Kind)+" "+s.Actor)
 	}
-	want := "alert.fired alertmanager\nmessage carol\napproval.asked carol\napproval.decided alice\ntool.call alice\nanswer opsgate"
+	want := "alert.fired Alertmanager\nmessage carol\napproval.asked carol\napproval.decided alice\ntool.call alice\nanswer opsgate"
 	if strings.Join(steps, "\n") != want {
 		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(steps, "\n"), want)
 	}

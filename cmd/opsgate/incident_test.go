@@ -160,7 +160,7 @@ func TestIncidentReportOfADrill(t *testing.T) {
 	}
 	var wants []string
 	for _, w := range [][2]string{
-		{"alertmanager:ops", "fired: HighErrorRate (critical): 5xx above 5% on web"},
+		{"Alertmanager ops", "fired: HighErrorRate (critical): 5xx above 5% on web"},
 		{"@pager", "Triage this alert: HighErrorRate severity=critical namespace=prod"},
 		{"@pager", "k8s/get_pods (read) ok in "},
 		{"opsgate", "web-1 is crash looping in prod."},
@@ -169,7 +169,7 @@ func TestIncidentReportOfADrill(t *testing.T) {
 		{"@bob", "approved k8s/scale_deployment by @bob"},
 		{"@bob", "k8s/scale_deployment (write) ok in "},
 		{"opsgate", "Web runs 3 replicas now."},
-		{"alertmanager:ops", "resolved: HighErrorRate (critical)"},
+		{"Alertmanager ops", "resolved: HighErrorRate (critical)"},
 	} {
 		wants = append(wants, step(w[0], w[1]))
 	}
@@ -496,7 +496,7 @@ func TestIncidentTimelineAlertsFromTheRecord(t *testing.T) {
 		for _, s := range tl.Steps {
 			got = append(got, s.Time.Format(time.TimeOnly)+" "+s.Actor+" "+s.Text)
 		}
-		want := "03:00:00 alertmanager:ops fired: HighErrorRate (critical): 5xx above 5%\n03:20:00 alertmanager:ops resolved: HighErrorRate (critical): 5xx above 5%"
+		want := "03:00:00 Alertmanager ops fired: HighErrorRate (critical): 5xx above 5%\n03:20:00 Alertmanager ops resolved: HighErrorRate (critical): 5xx above 5%"
 		if strings.Join(got, "\n") != want {
 			t.Errorf("%s:\n%s\nwant:\n%s", key, strings.Join(got, "\n"), want)
 		}

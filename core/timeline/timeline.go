@@ -273,9 +273,10 @@ func (b *builder) alerts(evs []core.Event) {
 		a := ev.Alert
 		al := &Alert{Name: a.Name, Severity: a.Severity, Summary: FirstLine(a.Summary), StartsAt: utc(a.StartsAt),
 			EndsAt: utc(a.EndsAt), ReceivedAt: ev.Time.UTC()}
-		actor := "alertmanager"
+		// As core/incident names the requester of its triage runs.
+		actor := "Alertmanager"
 		if a.Receiver != "" {
-			actor += ":" + a.Receiver
+			actor += " " + a.Receiver
 		}
 		s := Step{Kind: AlertFired, Actor: actor, Alert: al, Time: cmp.Or(a.StartsAt, ev.Time)}
 		what := a.Name

@@ -16,7 +16,7 @@ func at(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
 // drill is what the store holds after an alert, its triage, a person's
 // question, an approved write and the resolve.
 func drill() ([]core.Message, []core.Run, []core.AuditEntry, []core.Event) {
-	triage := core.Actor{ID: "alertmanager:ops", Name: "alertmanager ops"}
+	triage := core.Actor{ID: "alertmanager:ops", Name: "Alertmanager ops"}
 	alice := core.Actor{ID: "slack:U0ALICE", Name: "alice"}
 	bob := core.Actor{ID: "slack:U0BOB", Name: "bob"}
 	runs := []core.Run{
@@ -61,9 +61,9 @@ func TestTimelineOfADrillInOrder(t *testing.T) {
 		got = append(got, s.Time.Format("15:04:05")+" "+string(s.Kind)+" "+s.Actor)
 	}
 	want := []string{
-		"02:59:30 alert.fired alertmanager:ops",
-		"03:00:02 message alertmanager ops",
-		"03:00:03 tool.call alertmanager ops", // started 0.4 s before it returned at :04
+		"02:59:30 alert.fired Alertmanager ops",
+		"03:00:02 message Alertmanager ops",
+		"03:00:03 tool.call Alertmanager ops", // started 0.4 s before it returned at :04
 		"03:00:05 answer opsgate",
 		"03:01:00 message alice",
 		"03:01:02 approval.asked alice",
@@ -71,7 +71,7 @@ func TestTimelineOfADrillInOrder(t *testing.T) {
 		"03:02:00 approval.decided bob",
 		"03:02:00 tool.call bob",
 		"03:02:10 answer opsgate",
-		"03:05:00 alert.resolved alertmanager:ops",
+		"03:05:00 alert.resolved Alertmanager ops",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
