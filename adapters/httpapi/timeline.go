@@ -56,16 +56,8 @@ func (s timelineSource) AlertChanges(ctx context.Context, key string) ([]timelin
 	return s.a.o.Alerts.AlertChanges(ctx, key)
 }
 
-func (s timelineSource) Preview(ctx context.Context, id string) (string, bool, error) {
-	a, err := s.a.o.Store.Approval(ctx, id)
-	if errors.Is(err, core.ErrNotFound) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, err
-	}
-	p, ok := timeline.PreviewOf(a)
-	return p, ok, nil
+func (s timelineSource) Approval(ctx context.Context, id string) (core.Approval, error) {
+	return s.a.o.Store.Approval(ctx, id)
 }
 
 func (s timelineSource) Events(ctx context.Context, q core.EventQuery) ([]core.Event, error) {

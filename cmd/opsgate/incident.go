@@ -201,28 +201,16 @@ func (cc commandChain) Command(ctx context.Context, c core.CommandCall) (string,
 // (timeline.Alerts), which outlive the events.
 type incidentTimelines struct {
 	timeline.Source
-	incidents incident.Store // nil: the store keeps no incidents
-	approvals approvalReader // nil: no previews
+	incidents incident.Store          // nil: the store keeps no incidents
+	approvals timeline.ApprovalReader // nil: the store keeps no approvals
 }
 
-type approvalReader interface {
-	Approval(ctx context.Context, id string) (core.Approval, error)
-}
-
-// Preview is what the preview of approval id showed (timeline.Previews).
-func (s incidentTimelines) Preview(ctx context.Context, id string) (string, bool, error) {
+// Approval is the store's (timeline.ApprovalReader).
+func (s incidentTimelines) Approval(ctx context.Context, id string) (core.Approval, error) {
 	if s.approvals == nil {
-		return "", false, nil
+		return core.Approval{}, core.ErrNotFound
 	}
-	a, err := s.approvals.Approval(ctx, id)
-	if errors.Is(err, core.ErrNotFound) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, err
-	}
-	p, ok := timeline.PreviewOf(a)
-	return p, ok, nil
+	return s.approvals.Approval(ctx, id)
 }
 
 // timelineSource returns store as a timeline source, or false.
@@ -232,7 +220,7 @@ func timelineSource(store any) (timeline.Source, bool) {
 		return nil, false
 	}
 	is, _ := store.(incident.Store)
-	ar, _ := store.(approvalReader)
+	ar, _ := store.(timeline.ApprovalReader)
 	return incidentTimelines{Source: src, incidents: is, approvals: ar}, true
 }
 

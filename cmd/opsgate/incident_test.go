@@ -165,7 +165,7 @@ func TestIncidentReportOfADrill(t *testing.T) {
 		{"@pager", "k8s/get_pods (read) ok in "},
 		{"opsgate", "web-1 is crash looping in prod."},
 		{"@alice", "scale web to 3"},
-		{"@alice", "asked to approve k8s/scale_deployment (write)"},
+		{"@alice", "asked bob to approve k8s/scale_deployment (write)"},
 		{"@bob", "approved k8s/scale_deployment by @bob"},
 		{"@bob", "k8s/scale_deployment (write) ok in "},
 		{"opsgate", "Web runs 3 replicas now."},

@@ -38,11 +38,11 @@ type Alerts interface {
 	AlertChanges(ctx context.Context, convKey string) ([]AlertChange, error)
 }
 
-// Previews is an optional ability of a Source: the one line the preview
-// of an approval's call showed on its card ("replicas: 2 → 3"); ok is
-// false when it had none.
-type Previews interface {
-	Preview(ctx context.Context, approvalID string) (summary string, ok bool, err error)
+// ApprovalReader is an optional ability of a Source (both stores have
+// it): an approval by id, for whom a request asked and what its preview
+// showed.
+type ApprovalReader interface {
+	Approval(ctx context.Context, id string) (core.Approval, error)
 }
 
 // AlertChange is an alert that fired (At is its startsAt) or resolved
@@ -180,8 +180,8 @@ func Build(ctx context.Context, src Source, key, title string) (Timeline, error)
 		}
 	}
 	t := FromRecords(key, title, msgs, runs, audit, evs)
-	if pv, ok := src.(Previews); ok {
-		if t, err = withPreviews(ctx, pv, t); err != nil {
+	if ap, ok := src.(ApprovalReader); ok {
+		if t, err = withApprovals(ctx, ap, t); err != nil {
 			return t, err
 		}
 	}
@@ -416,19 +416,28 @@ func (b *builder) audit(entries []core.AuditEntry) {
 	}
 }
 
-// withPreviews puts after each approval asked what its preview showed.
-func withPreviews(ctx context.Context, pv Previews, t Timeline) (Timeline, error) {
+// withApprovals says whom each request asked, and puts after it what its
+// preview showed.
+func withApprovals(ctx context.Context, ap ApprovalReader, t Timeline) (Timeline, error) {
 	var steps []Step
 	for _, s := range t.Steps {
-		steps = append(steps, s)
 		if s.Kind != ApprovalAsked || s.ApprovalID == "" {
+			steps = append(steps, s)
 			continue
 		}
-		summary, ok, err := pv.Preview(ctx, s.ApprovalID)
-		if err != nil {
-			return t, fmt.Errorf("timeline: preview of %s: %w", s.ApprovalID, err)
+		a, err := ap.Approval(ctx, s.ApprovalID)
+		if errors.Is(err, core.ErrNotFound) {
+			steps = append(steps, s)
+			continue
 		}
-		if ok && summary != "" {
+		if err != nil {
+			return t, fmt.Errorf("timeline: approval %s: %w", s.ApprovalID, err)
+		}
+		if len(a.Verdict.Approvers) > 0 {
+			s.Text = strings.Replace(s.Text, "asked to", "asked "+strings.Join(a.Verdict.Approvers, ", ")+" to", 1)
+		}
+		steps = append(steps, s)
+		if summary, ok := PreviewOf(a); ok {
 			steps = append(steps, Step{Time: s.Time, Kind: Preview, Actor: opsgateActor, RunID: s.RunID, Tool: s.Tool, Risk: s.Risk,
 				ApprovalID: s.ApprovalID, Text: "preview of " + s.Tool + ": " + FirstLine(summary)})
 		}

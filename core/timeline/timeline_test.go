@@ -175,12 +175,12 @@ func TestStopsErrorsAndDenials(t *testing.T) {
 
 // records is a Source over records held in memory.
 type records struct {
-	msgs     []core.Message
-	runs     []core.Run
-	audit    []core.AuditEntry
-	evs      []core.Event
-	changes  []AlertChange
-	previews map[string]string
+	msgs      []core.Message
+	runs      []core.Run
+	audit     []core.AuditEntry
+	evs       []core.Event
+	changes   []AlertChange
+	approvals map[string]core.Approval
 }
 
 func (r records) Messages(context.Context, string) ([]core.Message, error) { return r.msgs, nil }
@@ -191,9 +191,12 @@ func (r records) Audit(context.Context, core.AuditFilter) ([]core.AuditEntry, er
 	return r.audit, nil
 }
 func (r records) Events(context.Context, core.EventQuery) ([]core.Event, error) { return r.evs, nil }
-func (r records) Preview(_ context.Context, id string) (string, bool, error) {
-	p, ok := r.previews[id]
-	return p, ok, nil
+func (r records) Approval(_ context.Context, id string) (core.Approval, error) {
+	a, ok := r.approvals[id]
+	if !ok {
+		return a, core.ErrNotFound
+	}
+	return a, nil
 }
 
 func (r records) AlertChanges(context.Context, string) ([]AlertChange, error) {
@@ -226,18 +229,18 @@ func TestBuildTakesAlertsFromTheIntake(t *testing.T) {
 	}
 }
 
-// What an approval's preview showed follows the request.
-func TestBuildShowsPreviews(t *testing.T) {
+// A request says whom it asked, from its approval's verdict.
+func TestBuildSaysWhomARequestAsked(t *testing.T) {
 	msgs, runs, audit, evs := drill()
 	tl, err := Build(context.Background(), records{msgs: msgs, runs: runs, audit: audit, evs: evs,
-		previews: map[string]string{"a1": "replicas: 2 → 3"}}, "incident:abc", "")
+		approvals: map[string]core.Approval{"a1": {ID: "a1", Verdict: core.Verdict{Approvers: []string{"sre", "bob"}}}}}, "incident:abc", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, s := range tl.Steps {
+	for _, s := range tl.Steps {
 		if s.Kind == ApprovalAsked {
-			if n := tl.Steps[i+1]; n.Kind != Preview || n.Text != "preview of k8s/scale_deployment: replicas: 2 → 3" || !n.Time.Equal(s.Time) {
-				t.Errorf("after the request: %+v, want its preview", n)
+			if s.Text != "asked sre, bob to approve k8s/scale_deployment (write)" {
+				t.Errorf("the request: %q", s.Text)
 			}
 			return
 		}
