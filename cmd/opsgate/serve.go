@@ -90,6 +90,13 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	// Without a coordinator (SQLite) this process's fires are known alive
 	// by its own lease.
 	a.holdReplicaLease(ctx, replicaName(), e.log)
+	if a.incidents != nil {
+		if err := a.incidents.attach(cfg, a, chats); err != nil {
+			e.fail(err)
+			e.closeApp(a)
+			return exitError
+		}
+	}
 	a.engine.Subscribe("", m.Subscriber(), core.SubscribeOptions{})
 	serveChats(chats, a)
 	reloadPolicyOnHUP(ctx, a.policy, cfg.Policy.File, e.log)
@@ -124,7 +131,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	running.Add(1)
 	go func() {
 		defer running.Done()
-		chats.Run(runCtx, a.engine, chatErr)
+		chats.Run(runCtx, a.chatEngine(), chatErr)
 	}()
 	var fires *schedule.Runner
 	if len(scheds) > 0 {

@@ -44,7 +44,7 @@ type Place interface {
 
 // Runs starts runs (cmd/opsgate answers it with the engine).
 type Runs interface {
-	// Start loads toolsets into conversation convKey (none: the defaults)
+	// Start loads toolsets into conversation convKey (none: leave them)
 	// and handles in there, as a message from its User.
 	Start(ctx context.Context, convKey string, toolsets []string, in core.Inbound) error
 }
@@ -122,15 +122,15 @@ func (s *Service) apply(ctx context.Context, plan Plan, r Record) error {
 		return fmt.Errorf("incidents: %s: the platform is not enabled", r.To)
 	}
 	now := s.now()
+	// An incident whose opener failed to post its root (or died) gets it
+	// from the next notification, with the triage that never started.
 	if plan.Open || r.Thread == "" && now.Sub(r.OpenedAt) > reposting {
 		var err error
 		if r, err = s.post(ctx, place, r); err != nil {
 			return err
 		}
-		if plan.Open {
-			s.log().Info("incidents: opened", "incident", r.Key, "group", r.GroupKey, "to", r.To, "thread", r.Thread)
-			return s.triage(ctx, r, TriageText(s.triageOf(r), r))
-		}
+		s.log().Info("incidents: opened", "incident", r.Key, "group", r.GroupKey, "to", r.To, "thread", r.Thread)
+		return s.triage(ctx, r, TriageText(s.triageOf(r), r), true)
 	}
 	if r.Thread == "" {
 		// The replica that opened it is posting its root, which shows
@@ -139,7 +139,7 @@ func (s *Service) apply(ctx context.Context, plan Plan, r Record) error {
 	}
 	var errs []error
 	if plan.Triage {
-		errs = append(errs, s.triage(ctx, r, RetriageText(s.triageOf(r), r, now)))
+		errs = append(errs, s.triage(ctx, r, RetriageText(s.triageOf(r), r, now), false))
 	}
 	for _, k := range plan.Joined {
 		errs = append(errs, place.Say(ctx, r.Thread, JoinedText(k)))
@@ -185,10 +185,11 @@ func (s *Service) post(ctx context.Context, place Place, r Record) (Record, erro
 	return r, fmt.Errorf("incidents: %s: could not record its thread", r.Key)
 }
 
-// triage starts a triage run in the incident conversation.
-func (s *Service) triage(ctx context.Context, r Record, text string) error {
+// triage starts a triage run in the incident conversation; the first
+// one loads the target's toolsets.
+func (s *Service) triage(ctx context.Context, r Record, text string, first bool) error {
 	var toolsets []string
-	if r.Target < len(s.Targets) {
+	if first && r.Target < len(s.Targets) {
 		toolsets = s.Targets[r.Target].Toolsets
 	}
 	in := core.Inbound{

@@ -63,6 +63,9 @@ func Find() (string, error) {
 type Config struct {
 	// WebhookURL is where notifications go (opsgate's /hooks/alertmanager).
 	WebhookURL string
+	// MoreWebhookURLs get every notification too (more webhook_configs of
+	// the receiver, as for several opsgate replicas).
+	MoreWebhookURLs []string
 	// Token is sent as Authorization: Bearer (http_config.authorization).
 	Token string
 	// Receiver names the receiver (default "opsgate").
@@ -272,15 +275,18 @@ route:
 receivers:
   - name: %s
     webhook_configs:
-      - url: %s
-        send_resolved: true
-        http_config:
-          authorization:
-            type: Bearer
-            credentials: %s
 `, or(c.ResolveTimeout, 5*time.Minute), q(c.Receiver), strings.Join(groupBy, ", "),
 		or(c.GroupWait, time.Second), or(c.GroupInterval, 2*time.Second), or(c.RepeatInterval, 4*time.Second),
-		q(c.Receiver), q(c.WebhookURL), q(c.Token))
+		q(c.Receiver)) + webhooks(append([]string{c.WebhookURL}, c.MoreWebhookURLs...), q(c.Token))
+}
+
+func webhooks(urls []string, token string) string {
+	var b strings.Builder
+	for _, u := range urls {
+		b.WriteString("      - url: " + strconv.Quote(u) + "\n        send_resolved: true\n" +
+			"        http_config:\n          authorization:\n            type: Bearer\n            credentials: " + token + "\n")
+	}
+	return b.String()
 }
 
 func freePort() (int, error) {
