@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/opsgate/opsgate/core/timeline"
 	"github.com/opsgate/opsgate/internal/amtest"
 	"github.com/opsgate/opsgate/internal/config"
+	"github.com/opsgate/opsgate/internal/golden"
 )
 
 // drill is an incident played through a real Alertmanager, serve's
@@ -211,19 +211,7 @@ func TestIncidentReportOfADrill(t *testing.T) {
 		t.Errorf("the alert step keeps when it started and when opsgate received it: %+v", a)
 	}
 	got := maskReport(js, key)
-	golden := filepath.Join("testdata", "incident-report.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("incident report --format json differs from %s (go test ./cmd/opsgate -run %s -update):\n%s", golden, t.Name(), got)
-	}
+	golden.Check(t, filepath.Join("testdata", "incident-report.golden.json"), []byte(got))
 
 	code, _, errOut = runMain(t, testEnv(), "incident", "report", "incident:nope", "--config", d.cfg)
 	if code != exitError || !strings.Contains(errOut, `no conversation "incident:nope"`) {
