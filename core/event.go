@@ -85,8 +85,6 @@ type Event struct {
 	Memory []MemoryRef `json:"memory,omitempty"`
 	// Gap: the events of a gap (EventGap).
 	Gap *Gap `json:"gap,omitempty"`
-	// Alert: alert.fired and alert.resolved (Engine.Note).
-	Alert *AlertInfo `json:"alert,omitempty"`
 }
 
 // Gap names the sequence numbers of a conversation's events that were

@@ -33,8 +33,8 @@ func (a *API) timeline(w http.ResponseWriter, r *http.Request, _ core.Actor) {
 	a.reply(w, http.StatusOK, t)
 }
 
-// timelineSource reads a timeline's records: the store's, and the events
-// through the engine (which writes what it still holds first).
+// timelineSource reads a timeline's records from the store, and the
+// alerts of an incident from Options.Alerts.
 type timelineSource struct{ a *API }
 
 func (s timelineSource) Messages(ctx context.Context, key string) ([]core.Message, error) {
@@ -58,8 +58,4 @@ func (s timelineSource) AlertChanges(ctx context.Context, key string) ([]timelin
 
 func (s timelineSource) Approval(ctx context.Context, id string) (core.Approval, error) {
 	return s.a.o.Store.Approval(ctx, id)
-}
-
-func (s timelineSource) Events(ctx context.Context, q core.EventQuery) ([]core.Event, error) {
-	return s.a.o.Engine.Events(ctx, q)
 }

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -9,7 +10,7 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/httpapi"
-	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest/enginetest"
 	"github.com/opsgate/opsgate/core/timeline"
 )
 
@@ -18,9 +19,8 @@ import (
 // it; the answer to a missing conversation for one that may not; 403 for
 // a visible one without the read scope.
 func TestAPITimeline(t *testing.T) {
-	r := newRig(t)
-	r.eng.Note(conv, core.Event{Type: core.EventAlertFired, Alert: &core.AlertInfo{Name: "HighErrorRate", Severity: "critical",
-		StartsAt: time.Now().Add(-time.Minute)}})
+	fired := timeline.AlertChange{Name: "HighErrorRate", Severity: "critical", Receiver: "ops", At: time.Now().Add(-time.Minute), Received: time.Now()}
+	r := newRig(t, func(o *httpapi.Options, _ *enginetest.Stack) { o.Alerts = alertLog{conv: {fired}} })
 	a := r.pauseForScale()
 	if status, raw := r.do(r.tokens["alice"], "POST", "/api/v1/approvals/"+a.ID+"/decision", strings.NewReader(`{"decision":"approve"}`)); status != 200 {
 		t.Fatalf("decision = %d %s", status, raw)
@@ -37,7 +37,7 @@ func TestAPITimeline(t *testing.T) {
 	for _, s := range tl.Steps {
 		steps = append(steps, string(s.Kind)+" "+s.Actor)
 	}
-	want := "alert.fired Alertmanager\nmessage carol\napproval.asked carol\napproval.decided alice\ntool.call alice\nanswer opsgate"
+	want := "alert.fired Alertmanager ops\nmessage carol\napproval.asked carol\napproval.decided alice\ntool.call alice\nanswer opsgate"
 	if strings.Join(steps, "\n") != want {
 		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(steps, "\n"), want)
 	}
@@ -59,6 +59,13 @@ func TestAPITimeline(t *testing.T) {
 	if status, raw := r.do(writer, "GET", path, nil); status != http.StatusForbidden {
 		t.Errorf("without read: %d %s, want 403", status, raw)
 	}
+}
+
+// alertLog is the alerts an intake recorded, by conversation.
+type alertLog map[string][]timeline.AlertChange
+
+func (l alertLog) AlertChanges(_ context.Context, key string) ([]timeline.AlertChange, error) {
+	return l[key], nil
 }
 
 // token creates a token of person with scopes.

@@ -244,10 +244,9 @@ func (s incidentTimelines) AlertChanges(ctx context.Context, key string) ([]time
 	out := make([]timeline.AlertChange, 0, len(r.History))
 	for _, c := range r.History {
 		k := known[c.Fingerprint]
-		info := core.AlertInfo{Name: cmp.Or(c.Alert, k.Name()), Severity: k.Severity(), Fingerprint: c.Fingerprint,
-			Summary: cmp.Or(k.Annotations["summary"], k.Annotations["description"]), Labels: k.Labels,
-			GeneratorURL: k.GeneratorURL, Receiver: r.Receiver}
-		out = append(out, timeline.AlertChange{Resolved: c.Kind == incident.ChangeResolved, Alert: info, At: c.At, Received: c.Received})
+		out = append(out, timeline.AlertChange{Resolved: c.Kind == incident.ChangeResolved, Name: cmp.Or(c.Alert, k.Name()),
+			Severity: k.Severity(), Summary: cmp.Or(k.Annotations["summary"], k.Annotations["description"]),
+			Fingerprint: c.Fingerprint, Receiver: r.Receiver, At: c.At, Received: c.Received})
 	}
 	return out, nil
 }

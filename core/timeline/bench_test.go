@@ -10,14 +10,12 @@ import (
 
 // BenchmarkFromRecords derives the timeline of a long incident: 500 runs,
 // each a person's message, a read, a request, its approval, the write and
-// an answer (3,000 steps), among 50,000 stored events (tokens mostly), as
-// /timeline and the API do on every request.
+// an answer (3,000 steps), as /timeline and the API do on every request.
 func BenchmarkFromRecords(b *testing.B) {
 	var (
 		msgs  []core.Message
 		runs  []core.Run
 		audit []core.AuditEntry
-		evs   []core.Event
 	)
 	alice := core.Actor{ID: "slack:U1", Name: "alice"}
 	bob := core.Actor{ID: "slack:U2", Name: "bob"}
@@ -32,13 +30,10 @@ func BenchmarkFromRecords(b *testing.B) {
 			core.AuditEntry{Time: t.Add(2 * time.Second), Kind: core.AuditProposed, RunID: id, ApprovalID: ap, Actor: alice, Toolset: "k8s", Tool: "scale_deployment", Risk: core.RiskWrite},
 			core.AuditEntry{Time: t.Add(40 * time.Second), Kind: core.AuditApproved, RunID: id, ApprovalID: ap, Actor: bob, Toolset: "k8s", Tool: "scale_deployment", Risk: core.RiskWrite},
 			core.AuditEntry{Time: t.Add(41 * time.Second), Kind: core.AuditExecuted, RunID: id, ApprovalID: ap, Actor: bob, Toolset: "k8s", Tool: "scale_deployment", Risk: core.RiskWrite, Duration: time.Second})
-		for j := range 100 {
-			evs = append(evs, core.Event{Type: core.EventToken, RunID: id, Seq: int64(i*100 + j), Time: t, Text: "tok"})
-		}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		tl := FromRecords("incident:abc", "", msgs, runs, audit, evs)
+		tl := FromRecords("incident:abc", "", Records{Messages: msgs, Runs: runs, Audit: audit})
 		if len(tl.Steps) != 3000 {
 			b.Fatalf("%d steps", len(tl.Steps))
 		}

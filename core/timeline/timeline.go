@@ -1,7 +1,7 @@
 // Package timeline derives what happened in a conversation, step by step
 // with UTC times and actors, from what opsgate already keeps: its messages,
-// runs, audit entries and events (docs/design.md §19). It stores nothing of
-// its own. The same timeline is printed by `opsgate incident report`,
+// runs and audit entries, and an incident's record of its alerts
+// (docs/design.md §19). It stores nothing of its own. The same timeline is printed by `opsgate incident report`,
 // answered by GET /api/v1/conversations/{key}/timeline, shortened for
 // /timeline in chat, and given to the model to draft a postmortem.
 package timeline
@@ -18,22 +18,18 @@ import (
 	"github.com/opsgate/opsgate/core"
 )
 
-// Source is what a timeline is derived from; both stores implement it
-// (Events may come from the engine, which reads the store).
+// Source is what a timeline is derived from; both stores implement it.
 type Source interface {
 	Messages(ctx context.Context, key string) ([]core.Message, error)
 	// ConversationRuns returns the runs of a conversation, oldest first.
 	ConversationRuns(ctx context.Context, convKey string) ([]core.Run, error)
 	Audit(ctx context.Context, f core.AuditFilter) ([]core.AuditEntry, error)
-	Events(ctx context.Context, q core.EventQuery) ([]core.Event, error)
 }
 
 // Alerts is an optional ability of a Source: the alerts of an incident
-// conversation as its alert intake keeps them (core/incident's records,
-// kept as long as the incident), each firing and resolving in the order
-// they came. When a Source has it and it knows the conversation, its
-// changes are the timeline's alert steps; otherwise the alert.fired and
-// alert.resolved events are (pruned with the other events).
+// conversation as its alert intake keeps them (core/incident's records),
+// each firing and resolving in the order they came; none for a
+// conversation that is no incident.
 type Alerts interface {
 	AlertChanges(ctx context.Context, convKey string) ([]AlertChange, error)
 }
@@ -49,9 +45,23 @@ type ApprovalReader interface {
 // (At is its endsAt); Received is when opsgate learnt it.
 type AlertChange struct {
 	Resolved bool
-	Alert    core.AlertInfo
+	// Name is the alertname label, Severity the severity label, Summary
+	// the summary (else description) annotation.
+	Name, Severity, Summary string
+	// Fingerprint tells alerts of the same name apart.
+	Fingerprint string
+	// Receiver is the Alertmanager receiver that delivered it.
+	Receiver string
 	At       time.Time
 	Received time.Time
+}
+
+// Records are what a timeline is derived from, read.
+type Records struct {
+	Messages []core.Message
+	Runs     []core.Run
+	Audit    []core.AuditEntry
+	Alerts   []AlertChange
 }
 
 // Kind is what a step records. The names are part of the JSON format.
@@ -154,32 +164,23 @@ var ErrEmpty = errors.New("nothing recorded")
 
 // Build derives the timeline of conversation key, titled title.
 func Build(ctx context.Context, src Source, key, title string) (Timeline, error) {
-	msgs, err := src.Messages(ctx, key)
-	if err != nil {
+	var r Records
+	var err error
+	if r.Messages, err = src.Messages(ctx, key); err != nil {
 		return Timeline{}, fmt.Errorf("timeline: messages: %w", err)
 	}
-	runs, err := src.ConversationRuns(ctx, key)
-	if err != nil {
+	if r.Runs, err = src.ConversationRuns(ctx, key); err != nil {
 		return Timeline{}, fmt.Errorf("timeline: runs: %w", err)
 	}
-	audit, err := src.Audit(ctx, core.AuditFilter{ConvKey: key})
-	if err != nil {
+	if r.Audit, err = src.Audit(ctx, core.AuditFilter{ConvKey: key}); err != nil {
 		return Timeline{}, fmt.Errorf("timeline: audit: %w", err)
 	}
-	evs, err := src.Events(ctx, core.EventQuery{ConvKey: key})
-	if err != nil {
-		return Timeline{}, fmt.Errorf("timeline: events: %w", err)
-	}
 	if al, ok := src.(Alerts); ok {
-		changes, err := al.AlertChanges(ctx, key)
-		if err != nil {
+		if r.Alerts, err = al.AlertChanges(ctx, key); err != nil {
 			return Timeline{}, fmt.Errorf("timeline: alerts: %w", err)
 		}
-		if len(changes) > 0 {
-			evs = alertEvents(evs, changes)
-		}
 	}
-	t := FromRecords(key, title, msgs, runs, audit, evs)
+	t := FromRecords(key, title, r)
 	if ap, ok := src.(ApprovalReader); ok {
 		if t, err = withApprovals(ctx, ap, t); err != nil {
 			return t, err
@@ -192,15 +193,15 @@ func Build(ctx context.Context, src Source, key, title string) (Timeline, error)
 }
 
 // FromRecords derives a timeline from records already read.
-func FromRecords(key, title string, msgs []core.Message, runs []core.Run, audit []core.AuditEntry, evs []core.Event) Timeline {
+func FromRecords(key, title string, r Records) Timeline {
 	b := builder{runs: map[string]core.Run{}}
-	for _, r := range runs {
-		b.runs[r.ID] = r
+	for _, run := range r.Runs {
+		b.runs[run.ID] = run
 	}
-	b.alerts(evs)
-	b.messages(msgs)
-	b.audit(audit)
-	b.runEnds(runs, evs)
+	b.alerts(r.Alerts)
+	b.messages(r.Messages)
+	b.audit(r.Audit)
+	b.runEnds(r.Runs)
 	t := Timeline{ConvKey: key, Title: title, Steps: b.steps}
 	slices.SortStableFunc(t.Steps, func(x, y Step) int {
 		return cmp.Or(x.Time.Compare(y.Time), cmp.Compare(x.order, y.order))
@@ -265,55 +266,33 @@ func automated(id string) bool {
 	return false
 }
 
-func (b *builder) alerts(evs []core.Event) {
-	for _, ev := range evs {
-		if ev.Alert == nil || (ev.Type != core.EventAlertFired && ev.Type != core.EventAlertResolved) {
-			continue
-		}
-		a := ev.Alert
-		al := &Alert{Name: a.Name, Severity: a.Severity, Summary: FirstLine(a.Summary), StartsAt: utc(a.StartsAt),
-			EndsAt: utc(a.EndsAt), ReceivedAt: ev.Time.UTC()}
+func (b *builder) alerts(changes []AlertChange) {
+	started := map[string]time.Time{} // by name and fingerprint
+	for _, c := range changes {
+		al := &Alert{Name: c.Name, Severity: c.Severity, Summary: FirstLine(c.Summary), ReceivedAt: c.Received.UTC()}
 		// As core/incident names the requester of its triage runs.
 		actor := "Alertmanager"
-		if a.Receiver != "" {
-			actor += " " + a.Receiver
+		if c.Receiver != "" {
+			actor += " " + c.Receiver
 		}
-		s := Step{Kind: AlertFired, Actor: actor, Alert: al, Time: cmp.Or(a.StartsAt, ev.Time)}
-		what := a.Name
-		if a.Severity != "" {
-			what += " (" + a.Severity + ")"
+		what := c.Name
+		if c.Severity != "" {
+			what += " (" + c.Severity + ")"
 		}
-		s.Text = "fired: " + what
-		if ev.Type == core.EventAlertResolved {
-			s.Kind, s.Time, s.Text = AlertResolved, cmp.Or(a.EndsAt, ev.Time), "resolved: "+what
+		s := Step{Kind: AlertFired, Actor: actor, Alert: al, Time: cmp.Or(c.At, c.Received), Text: "fired: " + what}
+		id := c.Name + "\x00" + c.Fingerprint
+		al.StartsAt = utc(c.At)
+		if c.Resolved {
+			s.Kind, s.Text = AlertResolved, "resolved: "+what
+			al.StartsAt, al.EndsAt = started[id], utc(c.At)
+		} else {
+			started[id] = al.StartsAt
 		}
 		if al.Summary != "" {
 			s.Text += ": " + al.Summary
 		}
 		b.add(s)
 	}
-}
-
-// alertEvents replaces the alert events of evs with changes, as the
-// events an intake would have recorded.
-func alertEvents(evs []core.Event, changes []AlertChange) []core.Event {
-	out := make([]core.Event, 0, len(evs)+len(changes))
-	for _, ev := range evs {
-		if ev.Type != core.EventAlertFired && ev.Type != core.EventAlertResolved {
-			out = append(out, ev)
-		}
-	}
-	for _, c := range changes {
-		a := c.Alert
-		ev := core.Event{Type: core.EventAlertFired, Time: c.Received, Alert: &a}
-		if c.Resolved {
-			ev.Type, a.EndsAt = core.EventAlertResolved, cmp.Or(c.At, a.EndsAt)
-		} else {
-			a.StartsAt = cmp.Or(c.At, a.StartsAt)
-		}
-		out = append(out, ev)
-	}
-	return out
 }
 
 func utc(t time.Time) time.Time {
@@ -465,15 +444,8 @@ func appendNew(s []string, v string) []string {
 	return append(s, v)
 }
 
-// runEnds adds the stops and errors of runs; the run's record says how it
-// ended, the events say when and why when they are still kept.
-func (b *builder) runEnds(runs []core.Run, evs []core.Event) {
-	errs := map[string]core.Event{}
-	for _, ev := range evs {
-		if ev.Type == core.EventWorkflowError {
-			errs[ev.RunID] = ev
-		}
-	}
+// runEnds adds the stops and errors of runs, from how each run ended.
+func (b *builder) runEnds(runs []core.Run) {
 	for _, r := range runs {
 		switch r.Status {
 		case core.RunStopped:
@@ -484,11 +456,8 @@ func (b *builder) runEnds(runs []core.Run, evs []core.Event) {
 			}
 			b.add(s)
 		case core.RunError, core.RunMaxIterations:
-			text := FirstLine(cmp.Or(r.Error, errs[r.ID].Text, errs[r.ID].Error))
-			if text == "" {
-				text = string(r.Status)
-			}
-			b.add(Step{Time: cmp.Or(r.EndedAt, errs[r.ID].Time, r.StartedAt), Kind: Error, Actor: opsgateActor, RunID: r.ID,
+			text := cmp.Or(FirstLine(r.Error), string(r.Status))
+			b.add(Step{Time: cmp.Or(r.EndedAt, r.StartedAt), Kind: Error, Actor: opsgateActor, RunID: r.ID,
 				Outcome: string(r.Status), Text: "run failed: " + text})
 		}
 	}

@@ -15,7 +15,7 @@ func at(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
 
 // drill is what the store holds after an alert, its triage, a person's
 // question, an approved write and the resolve.
-func drill() ([]core.Message, []core.Run, []core.AuditEntry, []core.Event) {
+func drill() Records {
 	triage := core.Actor{ID: "alertmanager:ops", Name: "Alertmanager ops"}
 	alice := core.Actor{ID: "slack:U0ALICE", Name: "alice"}
 	bob := core.Actor{ID: "slack:U0BOB", Name: "bob"}
@@ -38,20 +38,15 @@ func drill() ([]core.Message, []core.Run, []core.AuditEntry, []core.Event) {
 		{Time: at(120), Kind: core.AuditApproved, RunID: "r2", ApprovalID: "a1", Actor: bob, Toolset: "k8s", Tool: "scale_deployment", Risk: core.RiskWrite},
 		{Time: at(121), Kind: core.AuditExecuted, RunID: "r2", ApprovalID: "a1", Actor: bob, Toolset: "k8s", Tool: "scale_deployment", Risk: core.RiskWrite, Duration: time.Second},
 	}
-	alert := core.AlertInfo{Name: "HighErrorRate", Severity: "critical", Summary: "5xx above 5%", Receiver: "ops", StartsAt: at(-30)}
-	resolved := alert
-	resolved.EndsAt = at(300)
-	evs := []core.Event{
-		{Type: core.EventAlertFired, Seq: 1, Time: at(1), Alert: &alert},
-		{Type: core.EventToken, Seq: 2, RunID: "r1", Time: at(3), Text: "web"},
-		{Type: core.EventAlertResolved, Seq: 40, Time: at(301), Alert: &resolved},
+	alerts := []AlertChange{
+		{Name: "HighErrorRate", Severity: "critical", Summary: "5xx above 5%", Receiver: "ops", At: at(-30), Received: at(1)},
+		{Resolved: true, Name: "HighErrorRate", Severity: "critical", Summary: "5xx above 5%", Receiver: "ops", At: at(300), Received: at(301)},
 	}
-	return msgs, runs, audit, evs
+	return Records{Messages: msgs, Runs: runs, Audit: audit, Alerts: alerts}
 }
 
 func drillTimeline(title string) Timeline {
-	msgs, runs, audit, evs := drill()
-	return FromRecords("incident:abc", title, msgs, runs, audit, evs)
+	return FromRecords("incident:abc", title, drill())
 }
 
 func TestTimelineOfADrillInOrder(t *testing.T) {
@@ -121,7 +116,7 @@ func TestShortCutsLongTimelines(t *testing.T) {
 	for i := range 50 {
 		msgs = append(msgs, core.Message{Role: core.RoleUser, Content: "message " + string(rune('a'+i%26)), RunID: "r", Time: at(i)})
 	}
-	short := FromRecords("slack:T:C:1", "", msgs, runs, nil, nil).Short()
+	short := FromRecords("slack:T:C:1", "", Records{Messages: msgs, Runs: runs}).Short()
 	if n := strings.Count(short, "💬"); n != shortMax {
 		t.Errorf("%d steps shown, want %d:\n%s", n, shortMax, short)
 	}
@@ -155,7 +150,7 @@ func TestStopsErrorsAndDenials(t *testing.T) {
 		{Time: at(5), Kind: core.AuditCancelled, RunID: "r1", ApprovalID: "a", Actor: core.SystemActor, Tool: "delete_pod", Detail: "opsgate is shutting down"},
 		{Time: at(6), Kind: core.AuditRefused, RunID: "r1", ApprovalID: "a", Actor: core.Actor{ID: "slack:U3", Name: "mallory"}, Tool: "delete_pod", Detail: "not an approver"},
 	}
-	tl := FromRecords("k", "", nil, runs, audit, nil)
+	tl := FromRecords("k", "", Records{Runs: runs, Audit: audit})
 	var got []string
 	for _, s := range tl.Steps {
 		got = append(got, string(s.Kind)+": "+s.Text)
@@ -178,7 +173,6 @@ type records struct {
 	msgs      []core.Message
 	runs      []core.Run
 	audit     []core.AuditEntry
-	evs       []core.Event
 	changes   []AlertChange
 	approvals map[string]core.Approval
 }
@@ -190,7 +184,6 @@ func (r records) ConversationRuns(context.Context, string) ([]core.Run, error) {
 func (r records) Audit(context.Context, core.AuditFilter) ([]core.AuditEntry, error) {
 	return r.audit, nil
 }
-func (r records) Events(context.Context, core.EventQuery) ([]core.Event, error) { return r.evs, nil }
 func (r records) Approval(_ context.Context, id string) (core.Approval, error) {
 	a, ok := r.approvals[id]
 	if !ok {
@@ -203,14 +196,14 @@ func (r records) AlertChanges(context.Context, string) ([]AlertChange, error) {
 	return r.changes, nil
 }
 
-// An intake's own records of the alerts (kept as long as the incident)
-// stand for the alert events, which are pruned after a week.
+// The alerts come from the source's optional Alerts, in order with the
+// rest; a resolve is at its endsAt.
 func TestBuildTakesAlertsFromTheIntake(t *testing.T) {
-	msgs, runs, audit, _ := drill()
-	src := records{msgs: msgs, runs: runs, audit: audit, changes: []AlertChange{
-		{Alert: core.AlertInfo{Name: "HighErrorRate", Severity: "critical", Receiver: "ops"}, At: at(-30), Received: at(1)},
-		{Alert: core.AlertInfo{Name: "HighLatency", Receiver: "ops"}, At: at(50), Received: at(51)},
-		{Resolved: true, Alert: core.AlertInfo{Name: "HighErrorRate", Severity: "critical", Receiver: "ops"}, At: at(300), Received: at(301)},
+	r := drill()
+	src := records{msgs: r.Messages, runs: r.Runs, audit: r.Audit, changes: []AlertChange{
+		{Name: "HighErrorRate", Severity: "critical", Receiver: "ops", At: at(-30), Received: at(1)},
+		{Name: "HighLatency", Receiver: "ops", At: at(50), Received: at(51)},
+		{Resolved: true, Name: "HighErrorRate", Severity: "critical", Receiver: "ops", At: at(300), Received: at(301)},
 	}}
 	tl, err := Build(context.Background(), src, "incident:abc", "")
 	if err != nil {
@@ -231,8 +224,8 @@ func TestBuildTakesAlertsFromTheIntake(t *testing.T) {
 
 // A request says whom it asked, from its approval's verdict.
 func TestBuildSaysWhomARequestAsked(t *testing.T) {
-	msgs, runs, audit, evs := drill()
-	tl, err := Build(context.Background(), records{msgs: msgs, runs: runs, audit: audit, evs: evs,
+	r := drill()
+	tl, err := Build(context.Background(), records{msgs: r.Messages, runs: r.Runs, audit: r.Audit, changes: r.Alerts,
 		approvals: map[string]core.Approval{"a1": {ID: "a1", Verdict: core.Verdict{Approvers: []string{"sre", "bob"}}}}}, "incident:abc", "")
 	if err != nil {
 		t.Fatal(err)
