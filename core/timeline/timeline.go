@@ -1,9 +1,10 @@
 // Package timeline derives what happened in a conversation, step by step
 // with UTC times and actors, from what opsgate already keeps: its messages,
 // runs and audit entries, and an incident's record of its alerts
-// (docs/design.md §19). It stores nothing of its own. The same timeline is printed by `opsgate incident report`,
-// answered by GET /api/v1/conversations/{key}/timeline, shortened for
-// /timeline in chat, and given to the model to draft a postmortem.
+// (docs/design.md §19). It stores nothing of its own. The same timeline
+// is printed by `opsgate incident report`, answered by
+// GET /api/v1/conversations/{key}/timeline, shortened for /timeline in
+// chat, and given to the model to draft a postmortem.
 package timeline
 
 import (
