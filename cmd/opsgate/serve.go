@@ -29,8 +29,9 @@ that does not load keeps the policy in force and is logged.
 
 The HTTP API with at least one API token (opsgate token create) is
 something to serve: an API-and-console deployment needs no chat platform.
-With no chat adapter enabled, no schedule and no API token, serve refuses
-to start (exit 1), unless:
+So are incidents (POST /hooks/alertmanager, docs/incidents.md). With no
+chat adapter enabled, no schedule, no incidents and no API token, serve
+refuses to start (exit 1), unless:
   --allow-empty  start anyway with nothing to serve, only /healthz,
                  /readyz and /metrics answering: useful for a standby or
                  for /healthz-only smoke tests
