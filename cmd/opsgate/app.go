@@ -173,8 +173,9 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	}
 	mem := longTermMemory(cfg, store, red, log)
 	if mem != nil {
-		deps.Retriever, deps.Virtual, deps.Commands = mem, mem.Tools(), mem
+		deps.Retriever, deps.Virtual = mem, mem.Tools()
 	}
+	deps.Commands = chatCommands(store, model, mem, log)
 	engine, err := core.NewEngine(ecfg, deps)
 	if err != nil {
 		closeCoord()
