@@ -161,8 +161,10 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		Logger:      log.With("component", "engine"),
 		Coordinator: coord,
 		// Everything shown to people, kept for streams or not, passes the
-		// redactor first.
-		Display: red.Events(),
+		// redactor first, where it leaves the engine: events, and the
+		// approvals Decide and Status return.
+		Display:         red.Events(),
+		DisplayApproval: red.Approval,
 	}
 	mem := longTermMemory(cfg, store, red, log)
 	if mem != nil {
