@@ -62,7 +62,7 @@ func (e *env) routes(a *app, set *chats.Set, m *metrics.Metrics) (h http.Handler
 		model: &modelProbe{ping: a.model.Ping, lastAnswer: m.LastModelAnswer, now: time.Now},
 	}
 	m.Watch(metrics.Sources{
-		Pending:    a.store.PendingSummary,
+		Pending:    pendingOf(a.store),
 		ActiveRuns: func() int { return a.engine.Metrics().ActiveRuns },
 		SendErrors: a.engine.SendErrors,
 		Adapters:   hl.adapterStates,
@@ -189,7 +189,16 @@ func storePing(s core.Store) func(context.Context) error {
 		return p.Ping
 	}
 	return func(ctx context.Context) error {
-		_, err := s.PendingSummary(ctx)
+		_, err := s.Conversations(ctx, core.ConversationFilter{Limit: 1})
 		return err
 	}
+}
+
+// pendingOf is the store's count of waiting approvals, when it keeps one
+// (both stores do).
+func pendingOf(s core.Store) func(context.Context) (core.PendingSummary, error) {
+	if p, ok := s.(pendingCounter); ok {
+		return p.PendingSummary
+	}
+	return nil
 }
