@@ -122,9 +122,9 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		return nil, err
 	}
 	popts := policyOptions(cfg)
-	roots := newRootSet(cfg)
-	roots.learn(hostRoots(host, log))
-	popts.Roots = roots.of
+	roots := tools.NewRoots(configuredRoots(cfg))
+	roots.Learn(host.AskRoots(log))
+	popts.Roots = roots.Of
 	pol, err := policy.Load(cfg.Policy.File, popts)
 	if err != nil {
 		host.Close()
