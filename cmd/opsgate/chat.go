@@ -74,7 +74,7 @@ func (e *env) chat(ctx context.Context, args []string) int {
 		e.fail(err)
 		return exitError
 	}
-	conv, err := chooseConversation(ctx, a.store, who.Name, *resume, *named)
+	conv, err := terminal.ChooseConversation(ctx, a.engine.ConversationKeys, who.Name, *resume, *named)
 	if err != nil {
 		e.fail(err)
 		sctx, scancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -88,7 +88,7 @@ func (e *env) chat(ctx context.Context, args []string) int {
 		Interactive: interactive,
 		Color:       interactive && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb",
 		User:        who,
-		ConvKey:     conv.key,
+		ConvKey:     conv.Key,
 		Logger:      e.log,
 	})
 	// The terminal shows the events of its person's conversations (the
@@ -123,9 +123,9 @@ func (e *env) chat(ctx context.Context, args []string) int {
 	}()
 	if interactive {
 		fmt.Fprintf(e.stdout, "opsgate %s · %s at %s · toolsets: %s\n%s\nType a message. y/yes approves a tool call, anything else denies. /stop or Ctrl-C stops a run; /quit or Ctrl-C twice exits; /help lists the commands.\n",
-			version, cfg.LLM.Model, cfg.LLM.BaseURL, joinOr(serverNames(cfg), "none"), conv.banner())
-	} else if conv.note != "" {
-		fmt.Fprintf(e.stderr, "opsgate: %s\n", conv.note)
+			version, cfg.LLM.Model, cfg.LLM.BaseURL, joinOr(serverNames(cfg), "none"), conv.Banner())
+	} else if conv.Note != "" {
+		fmt.Fprintf(e.stderr, "opsgate: %s\n", conv.Note)
 	}
 
 	if *message != "" {
