@@ -8,11 +8,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"os/user"
 	"strings"
 	"time"
 
-	"github.com/opsgate/opsgate/adapters/chats"
 	"github.com/opsgate/opsgate/adapters/terminal"
 	"github.com/opsgate/opsgate/core"
 )
@@ -68,7 +66,7 @@ func (e *env) chat(ctx context.Context, args []string) int {
 	}
 	e.warnUnknownEnv()
 	interactive := isTerminal(e.stdin) && isTerminal(e.stdout)
-	who := localUser(e.getenv)
+	who := terminal.LocalUser(e.getenv)
 	a, err := openApp(ctx, cfg, e.log, nil)
 	if err != nil {
 		e.fail(err)
@@ -157,23 +155,4 @@ func (e *env) chat(ctx context.Context, args []string) int {
 		return exitError
 	}
 	return exitOK
-}
-
-// localUser is the person at this terminal: the OS user. An OS user named
-// like core.SystemActor gets another id: decisions in that id are refused,
-// as they must be for anyone but opsgate itself.
-func localUser(getenv func(string) string) core.Actor {
-	name := ""
-	if u, err := user.Current(); err == nil {
-		name = u.Username
-	}
-	if name == "" {
-		name = getenv("USER")
-	}
-	if name == "" {
-		name = "local"
-	}
-	// An identity "terminal:<user>" (docs/design.md §11): a policy's people can
-	// name it, and it can never be SystemActor's.
-	return core.Actor{ID: chats.Qualify("terminal", name), Name: name}
 }
