@@ -56,6 +56,11 @@ func (a *Adapter) onMessage(ctx context.Context, m *tgbotapi.Message) error {
 		return nil
 	}
 	key := a.convKey(ctx, m.Chat.ID)
+	if r := m.ReplyToMessage; r != nil && r.From != nil && r.From.ID == a.botID {
+		if k := a.replyConversation(ctx, m.Chat.ID, r.MessageID); k != "" {
+			key = k
+		}
+	}
 	switch cmd {
 	case "":
 	case "start", "help":

@@ -38,6 +38,9 @@ type app struct {
 	replicaLease core.Lease
 	// memory is long-term memory; nil when memory.enabled is false.
 	memory *memory.Memory
+	// incidents is the intake of Alertmanager's notifications; nil when
+	// none are configured.
+	incidents *incidents
 }
 
 type appOptions struct {
@@ -125,6 +128,8 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	roots := tools.NewRoots(configuredRoots(cfg))
 	roots.Learn(host.AskRoots(log))
 	popts.Roots = roots.Of
+	var inc *incidents // known once the store is open; nil answers nothing
+	popts.Place = func(key string) (string, string) { return inc.place(key) }
 	pol, err := policy.Load(cfg.Policy.File, popts)
 	if err != nil {
 		host.Close()
@@ -141,6 +146,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		host.Close()
 		return nil, err
 	}
+	inc = newIncidents(cfg, store, log)
 	ecfg := engineConfig(cfg)
 	ecfg.Policy = holder
 	ecfg.Limiter = policy.NewLimiter(holder.RunsPerPersonPerMinute)
@@ -177,7 +183,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		store.Close()
 		return nil, err
 	}
-	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder, red: red, coord: coord, closeCoord: closeCoord, memory: mem}, nil
+	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder, red: red, coord: coord, closeCoord: closeCoord, memory: mem, incidents: inc}, nil
 }
 
 // longTermMemory is the memory over the store's documents (docs/design.md §14),
