@@ -191,6 +191,12 @@ type Deps struct {
 	// engine numbers what it returns (Seq). The engine's own copies (the
 	// transcript, approvals, what runs) are never changed.
 	Display func(dst []Event, ev Event) []Event
+	// DisplayApproval, when set, makes an approval the engine hands out
+	// (Decide, DenyAsSystem, Status) safe to show people, as Display makes
+	// events: with both, nothing the engine hands out needs redacting
+	// again downstream (docs/design.md §11). It returns a copy; the
+	// engine's own is never changed.
+	DisplayApproval func(Approval) Approval
 }
 
 // Limiter admits or refuses a person's next message. Allow records an

@@ -168,13 +168,12 @@ type ApprovalStore interface {
 	AddVote(ctx context.Context, id string, v Vote) (Approval, error)
 	// ExpiredApprovals returns pending approvals whose ExpiresAt is before now.
 	ExpiredApprovals(ctx context.Context, now time.Time) ([]Approval, error)
-	// PendingSummary counts the approvals of every conversation that are
-	// still pending. The engine does not need it; metrics do, and reading
-	// it from the store keeps it right across restarts and replicas.
-	PendingSummary(ctx context.Context) (PendingSummary, error)
 }
 
-// PendingSummary describes the approvals waiting for a decision.
+// PendingSummary describes the approvals waiting for a decision. The
+// engine does not need it: metrics do (both stores count them, and
+// reading the count from the store keeps it right across restarts and
+// replicas), and own the interface that asks for it.
 type PendingSummary struct {
 	Count int
 	// Oldest is the CreatedAt of the oldest pending approval; zero when

@@ -109,8 +109,9 @@ type Options struct {
 	Store  Store
 	Tokens TokenStore
 	Engine Engine
-	// Redact is the redactor of everything shown to people (docs/design.md §11):
-	// every string of every response passes it.
+	// Redact is the redactor of everything shown to people (docs/design.md
+	// §11): every string of every response read from the store passes it
+	// (events come from the engine safe to show).
 	Redact    func(string) string
 	Memory    MemorySearcher
 	Schedules func() []Schedule

@@ -125,9 +125,9 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		return nil, err
 	}
 	popts := policyOptions(cfg)
-	roots := newRootSet(cfg)
-	roots.learn(hostRoots(host, log))
-	popts.Roots = roots.of
+	roots := tools.NewRoots(configuredRoots(cfg))
+	roots.Learn(host.AskRoots(log))
+	popts.Roots = roots.Of
 	var inc *incidents // known once the store is open; nil answers nothing
 	popts.Place = func(key string) (string, string) { return inc.place(key) }
 	pol, err := policy.Load(cfg.Policy.File, popts)
@@ -167,9 +167,11 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		Logger:      log.With("component", "engine"),
 		Coordinator: coord,
 		// Everything shown to people, kept for streams or not, passes the
-		// redactor first.
-		Display:   red.Events(),
-		Previewer: previewer(cfg, host),
+		// redactor first, where it leaves the engine: events, and the
+		// approvals Decide and Status return.
+		Display:         red.Events(),
+		DisplayApproval: red.Approval,
+		Previewer:       previewer(cfg, host),
 	}
 	mem := longTermMemory(cfg, store, red, log)
 	if mem != nil {

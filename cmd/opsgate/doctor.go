@@ -275,12 +275,12 @@ func (e *env) checkStore(ctx context.Context, r *report, cfg *config.Config) {
 // the store's schema failed and was reported: only a break is added (an
 // audit table that is gone cannot be read at all).
 func checkChain(ctx context.Context, r *report, store core.Store, loc memory.Location, okPrefix string) {
-	chain, err := verifyAudit(ctx, store)
+	chain, err := core.VerifyAudit(ctx, store)
 	switch {
 	case err != nil && okPrefix == "":
 	case err != nil:
 		r.fail("audit", "", "reading the audit log: %v", err)
-	case chain.brk != nil:
+	case chain.Break != nil:
 		r.fail("audit", "find out who changed "+loc.Where()+" and restore it from a backup; opsgate audit verify says the same",
 			"%s", chain)
 	case okPrefix != "":

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/opsgate/opsgate/adapters/terminal"
 	"log/slog"
 	"strings"
 
@@ -138,7 +139,7 @@ func (e *env) postmortem(ctx context.Context, cfg *config.Config, store core.Sto
 		return exitError
 	}
 	fmt.Fprintf(e.stdout, "# %s (draft)\n\n%s\n\n", d.Title, red.String(d.Content))
-	path, id, err := (postmortemSaver{m}).SavePostmortem(ctx, t.ConvKey, localUser(e.getenv), t, d)
+	path, id, err := (postmortemSaver{m}).SavePostmortem(ctx, t.ConvKey, terminal.LocalUser(e.getenv), t, d)
 	if err != nil {
 		e.fail(fmt.Errorf("the draft was not saved to memory: %w", err))
 		return exitError
