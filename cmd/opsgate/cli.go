@@ -10,17 +10,17 @@ import (
 	"os"
 	"strings"
 
+	"github.com/opsgate/opsgate/internal/cli"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/policy/redact"
 )
 
-// Exit codes.
+// Exit codes (internal/cli).
 const (
-	exitOK    = 0
-	exitError = 1 // a bad configuration, a failed check, a failed run
-	exitUsage = 2 // unknown command or flag
-	// exitInterrupted is the shell's code for a program ended by SIGINT.
-	exitInterrupted = 130
+	exitOK          = cli.ExitOK
+	exitError       = cli.ExitError
+	exitUsage       = cli.ExitUsage
+	exitInterrupted = cli.ExitInterrupted
 )
 
 const usage = `opsgate: a ChatOps agent for on-call engineers
@@ -239,9 +239,10 @@ func (e *env) warnUnknownEnv() {
 }
 
 // fail prints err for the person at the terminal.
-func (e *env) fail(err error) {
-	fmt.Fprintf(e.stderr, "opsgate: %v\n", err)
-}
+func (e *env) fail(err error) { e.io().Fail(err) }
+
+// io is the streams a subcommand's package writes to.
+func (e *env) io() cli.IO { return cli.IO{Stdout: e.stdout, Stderr: e.stderr} }
 
 func (e *env) version(_ context.Context, args []string) int {
 	if code, ok := e.parse(flag.NewFlagSet("version", flag.ContinueOnError), args, "Usage: opsgate version\n"); !ok {
