@@ -34,7 +34,7 @@ func (e *env) api(a *app, m *metrics.Metrics) *httpapi.API {
 	if a.memory != nil {
 		o.Memory = apimemory.Searcher(a.memory)
 	}
-	if src, ok := timelineSource(a.store); ok {
+	if src, ok := timeline.FromStore(a.store); ok {
 		o.Alerts = src.(timeline.Alerts)
 	}
 	return httpapi.New(o)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -11,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/opsgate/opsgate/core"
-	"github.com/opsgate/opsgate/core/incident"
 	"github.com/opsgate/opsgate/core/timeline"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/internal/tokens"
@@ -67,7 +65,7 @@ func (e *env) incident(ctx context.Context, args []string) int {
 		return exitError
 	}
 	defer store.Close()
-	t, err := conversationTimeline(ctx, store, rest[1])
+	t, err := timeline.OfConversation(ctx, store, rest[1])
 	if err != nil {
 		e.fail(err)
 		return exitError
@@ -87,29 +85,6 @@ func (e *env) incident(ctx context.Context, args []string) int {
 	}
 	fmt.Fprint(e.stdout, t.Markdown())
 	return exitOK
-}
-
-// conversationTimeline is the timeline of the stored conversation key; a
-// key the store does not hold is an error.
-func conversationTimeline(ctx context.Context, store core.Store, key string) (timeline.Timeline, error) {
-	src, ok := timelineSource(store)
-	if !ok {
-		return timeline.Timeline{}, errors.New("this store keeps no timelines")
-	}
-	cs, err := store.Conversations(ctx, core.ConversationFilter{KeyPrefix: key})
-	if err != nil {
-		return timeline.Timeline{}, err
-	}
-	for _, c := range cs {
-		if c.Key == key {
-			t, err := timeline.Build(ctx, src, key, c.Title)
-			if errors.Is(err, timeline.ErrEmpty) {
-				err = nil
-			}
-			return t, err
-		}
-	}
-	return timeline.Timeline{}, fmt.Errorf("no conversation %q (opsgate conversations are listed by GET /api/v1/conversations)", key)
 }
 
 func (e *env) postmortem(ctx context.Context, cfg *config.Config, store core.Store, t timeline.Timeline) int {
@@ -139,25 +114,13 @@ func (e *env) postmortem(ctx context.Context, cfg *config.Config, store core.Sto
 		return exitError
 	}
 	fmt.Fprintf(e.stdout, "# %s (draft)\n\n%s\n\n", d.Title, red.String(d.Content))
-	path, id, err := (postmortemSaver{m}).SavePostmortem(ctx, t.ConvKey, terminal.LocalUser(e.getenv), t, d)
+	path, id, err := (memory.PostmortemSaver{Memory: m}).SavePostmortem(ctx, t.ConvKey, terminal.LocalUser(e.getenv), t, d)
 	if err != nil {
 		e.fail(fmt.Errorf("the draft was not saved to memory: %w", err))
 		return exitError
 	}
 	fmt.Fprintln(e.stdout, timeline.SavedNote(path, id))
 	return exitOK
-}
-
-// postmortemSaver keeps postmortem drafts in long-term memory
-// (timeline.Saver).
-type postmortemSaver struct{ m *memory.Memory }
-
-func (s postmortemSaver) SavePostmortem(ctx context.Context, convKey string, by core.Actor, t timeline.Timeline, d timeline.Draft) (string, string, error) {
-	doc, err := s.m.SavePostmortem(ctx, memory.Postmortem{ConvKey: convKey, Author: by.ID, Title: d.Title, Content: d.Content, Tags: t.Tags()})
-	if err != nil {
-		return "", "", err
-	}
-	return doc.Path, doc.ID, nil
 }
 
 // chatCommands are the chat commands that are not runs: memory's
@@ -168,10 +131,10 @@ func chatCommands(store core.Store, model core.Model, mem *memory.Memory, log *s
 	if mem != nil {
 		cs = append(cs, mem)
 	}
-	if src, ok := timelineSource(store); ok {
+	if src, ok := timeline.FromStore(store); ok {
 		tc := &timeline.Commands{Source: src, Model: model, Logger: log.With("component", "timeline")}
 		if mem != nil {
-			tc.Saver = postmortemSaver{mem}
+			tc.Saver = memory.PostmortemSaver{Memory: mem}
 		}
 		cs = append(cs, tc)
 	}
@@ -195,59 +158,4 @@ func (cc commandChain) Command(ctx context.Context, c core.CommandCall) (string,
 		}
 	}
 	return "", false
-}
-
-// incidentTimelines is a store as the source of timelines: its records,
-// and for an incident conversation the alerts its intake keeps
-// (timeline.Alerts), which outlive the events.
-type incidentTimelines struct {
-	timeline.Source
-	incidents incident.Store          // nil: the store keeps no incidents
-	approvals timeline.ApprovalReader // nil: the store keeps no approvals
-}
-
-// Approval is the store's (timeline.ApprovalReader).
-func (s incidentTimelines) Approval(ctx context.Context, id string) (core.Approval, error) {
-	if s.approvals == nil {
-		return core.Approval{}, core.ErrNotFound
-	}
-	return s.approvals.Approval(ctx, id)
-}
-
-// timelineSource returns store as a timeline source, or false.
-func timelineSource(store any) (timeline.Source, bool) {
-	src, ok := store.(timeline.Source)
-	if !ok {
-		return nil, false
-	}
-	is, _ := store.(incident.Store)
-	ar, _ := store.(timeline.ApprovalReader)
-	return incidentTimelines{Source: src, incidents: is, approvals: ar}, true
-}
-
-// AlertChanges are the fired and resolved alerts of the incident whose
-// conversation (or chat thread) is key; none for other conversations.
-func (s incidentTimelines) AlertChanges(ctx context.Context, key string) ([]timeline.AlertChange, error) {
-	if s.incidents == nil {
-		return nil, nil
-	}
-	r, ok, err := s.incidents.Incident(ctx, key)
-	if err == nil && !ok {
-		r, ok, err = s.incidents.IncidentByThread(ctx, key)
-	}
-	if err != nil || !ok {
-		return nil, err
-	}
-	known := map[string]incident.Known{}
-	for _, k := range r.Alerts {
-		known[k.Fingerprint] = k
-	}
-	out := make([]timeline.AlertChange, 0, len(r.History))
-	for _, c := range r.History {
-		k := known[c.Fingerprint]
-		out = append(out, timeline.AlertChange{Resolved: c.Kind == incident.ChangeResolved, Name: cmp.Or(c.Alert, k.Name()),
-			Severity: k.Severity(), Summary: cmp.Or(k.Annotations["summary"], k.Annotations["description"]),
-			Fingerprint: c.Fingerprint, Receiver: r.Receiver, At: c.At, Received: c.Received})
-	}
-	return out, nil
 }

@@ -451,7 +451,7 @@ func TestIncidentTimelineAlertsFromTheRecord(t *testing.T) {
 		}}); err != nil {
 		t.Fatal(err)
 	}
-	src, _ := timelineSource(store)
+	src, _ := timeline.FromStore(store)
 	for _, key := range []string{"incident:abc", "slack:T0TEST:C0OPS:1.2"} {
 		tl, err := timeline.Build(ctx, src, key, "")
 		if err != nil {
