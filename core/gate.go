@@ -207,7 +207,7 @@ func (e *Engine) execTool(ctx context.Context, rs *runState, pc PendingCall, arg
 	}
 	e.emitResult(rs, pc, res, dur)
 	entry := AuditEntry{Time: e.now(), Kind: AuditExecuted, ConvKey: rs.run.ConvKey, RunID: id, Actor: actor,
-		Toolset: pc.Tool.Toolset, Tool: pc.Tool.Remote, Risk: pc.Tool.Risk, Duration: dur}
+		Toolset: pc.Tool.Toolset, Tool: pc.Tool.Remote, Risk: pc.Tool.Risk, RiskSource: pc.Tool.RiskSource, Duration: dur}
 	if h, herr := ActionHash(pc.Tool.Toolset, pc.Tool.Remote, args); herr == nil {
 		entry.ActionHash = h
 	}
@@ -261,7 +261,8 @@ func (e *Engine) pause(ctx context.Context, rs *runState, rest []PendingCall) er
 	var proposed []AuditEntry
 	for _, a := range approvals {
 		proposed = append(proposed, AuditEntry{Time: now, Kind: AuditProposed, ConvKey: a.ConvKey, RunID: a.RunID, ApprovalID: a.ID,
-			Actor: a.Requester, Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk})
+			Actor: a.Requester, Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk,
+			RiskSource: rest[indexOfApproval(rest, a.ID)].Tool.RiskSource})
 	}
 	cp := Checkpoint{
 		RunID: rs.run.ID, ConvKey: rs.run.ConvKey, Requester: rs.run.Requester, Pending: rest,

@@ -222,10 +222,34 @@ func (c *Config) validateTools() error {
 		if s.CallTimeout < 0 {
 			return c.errorf(p+".call_timeout", "must be a positive duration such as 10m, or 0 (or absent) for tools.call_timeout (got %s)", s.CallTimeout)
 		}
+		if err := c.validateAnnotations(p+".annotations", s.Annotations); err != nil {
+			return err
+		}
 	}
 	for i, ts := range c.Tools.DefaultToolsets {
 		if _, ok := names[ts]; !ok && !slices.Contains(ReservedToolsets, ts) {
 			return c.errorf(fmt.Sprintf("tools.default_toolsets[%d]", i), "%q is not the name of a server in tools.servers", ts)
+		}
+	}
+	return nil
+}
+
+// validateAnnotations checks a server's annotations overrides: each list
+// given holds globs (an empty one overrides nothing, which is never what
+// was meant).
+func (c *Config) validateAnnotations(p string, a Annotations) error {
+	for _, l := range []struct {
+		key   string
+		globs []string
+	}{{"read", a.Read}, {"destructive", a.Destructive}} {
+		key, globs := l.key, l.globs
+		if globs != nil && len(globs) == 0 {
+			return c.errorf(p+"."+key, `is an empty list: give globs of the server's tool names such as ["get_*", "list_*"], or leave %s out`, key)
+		}
+		for i, g := range globs {
+			if err := toolset.CheckGlob(g); err != nil {
+				return c.errorf(fmt.Sprintf("%s.%s[%d]", p, key, i), "%v", err)
+			}
 		}
 	}
 	return nil
