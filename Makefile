@@ -3,7 +3,7 @@ BIN := bin/opsgate
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build run test fuzz bench lint tidy clean
+.PHONY: build run test fuzz bench lint tidy clean kube
 
 # A release build: no symbol table or DWARF (-s -w: 69 → 50 MB; panics
 # still print file:line from pclntab), no build-machine paths (-trimpath).
@@ -17,6 +17,13 @@ run: build
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+
+# The Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager,
+# kubectl) and the MCP servers the Kubernetes tests use (internal/kubetest),
+# built from pinned modules into $$OPSGATE_KUBE_CACHE (default
+# ~/.cache/opsgate/kube-v1.37.2): ~15 min the first time, at once after.
+kube:
+	bash deployments/kube/build.sh
 
 # Every native Go fuzz target, one after another, each for FUZZTIME (CI: 10s;
 # longer runs: make fuzz FUZZTIME=5m). go test fuzzes one target per run, so

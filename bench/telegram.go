@@ -39,10 +39,6 @@ type tgStack struct {
 // debounce is the adapter's first-send debounce, which figure 2 subtracts.
 const debounce = 300 * time.Millisecond
 
-// engineRef lets the adapter be built before the engine that needs its
-// sender, as cmd/opsgate does.
-type engineRef struct{ *core.Engine }
-
 // newTGStack starts a stack whose adapter allows the users allowed; display,
 // when set, is the engine's core.Deps.Display (cmd/opsgate's redactor).
 func newTGStack(allowed []int64, display func([]core.Event, core.Event) []core.Event) (_ *tgStack, err error) {
@@ -62,10 +58,9 @@ func newTGStack(allowed []int64, display func([]core.Event, core.Event) []core.E
 	if s.store, err = sqlite.Open(context.Background(), filepath.Join(s.tmp, "opsgate.db")); err != nil {
 		return nil, err
 	}
-	ref := &engineRef{}
 	s.ad, err = telegram.New(telegram.Config{
 		Token: telegramtest.Token, APIURL: s.tg.URL, AllowedUsers: allowed, FirstSendDebounce: debounce,
-	}, ref, lg)
+	}, lg)
 	if err != nil {
 		return nil, err
 	}
@@ -79,10 +74,9 @@ func newTGStack(allowed []int64, display func([]core.Event, core.Event) []core.E
 	if err != nil {
 		return nil, err
 	}
-	ref.Engine = s.engine
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan error, 1)
-	go func() { s.done <- s.ad.Run(ctx) }()
+	go func() { s.done <- s.ad.Run(ctx, s.engine) }()
 	return s, s.waitPolling(10 * time.Second)
 }
 

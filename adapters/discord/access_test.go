@@ -208,13 +208,13 @@ func TestRefusedIntentsFailRun(t *testing.T) {
 	t.Parallel()
 	fake := discordtest.New(t)
 	fake.DenyPrivilegedIntents()
-	ad, err := discord.New(discord.Config{Token: fake.Token, APIURL: fake.URL, Guilds: []string{guild}}, idleEngine{}, coretest.Logger(t))
+	ad, err := discord.New(discord.Config{Token: fake.Token, APIURL: fake.URL, Guilds: []string{guild}}, coretest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	err = ad.Run(ctx)
+	err = ad.Run(ctx, idleEngine{})
 	if err == nil || !strings.Contains(err.Error(), "Message Content intent") {
 		t.Errorf("Run = %v, want an error about the Message Content intent", err)
 	}

@@ -12,27 +12,15 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/gorilla/websocket"
+	"github.com/opsgate/opsgate/adapters/chats"
 	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/core"
 )
 
-// Engine is what the adapter needs of core.Engine. Its methods are safe for
-// concurrent use and return quickly: runs proceed in the background and
-// report through the adapter's Send.
-type Engine interface {
-	// Handle stores and routes a user message; a MessageID seen before in
-	// the conversation is ignored.
-	Handle(ctx context.Context, in core.Inbound) error
-	// Stop stops the conversation's active run and cancels its approvals;
-	// it reports whether there was anything to stop.
-	Stop(ctx context.Context, convKey string) bool
-	// Decide answers an approval request: core.ErrNotAllowed (audited),
-	// ErrAlreadyDecided, ErrExpired, ErrNotFound or ErrHashMismatch when
-	// the click decides nothing.
-	Decide(ctx context.Context, d core.Decision) (core.Approval, error)
-	// Status describes a conversation for /opsgate status.
-	Status(ctx context.Context, convKey string) (core.Status, error)
-}
+// Engine is what the adapter calls on the engine. Its methods return
+// quickly: runs proceed in the background and report through the
+// adapter's Send.
+type Engine = chats.Engine
 
 // intents are the gateway events the adapter needs: guild messages and
 // DMs with their content (Message Content is privileged: it must be
@@ -96,10 +84,17 @@ type Adapter struct {
 
 var _ core.EventSender = (*Adapter)(nil)
 
-// New checks cfg and returns an adapter; it touches no network. engine may
-// be nil and set with SetEngine before Run, because the engine needs the
-// adapter as its sender first.
-func New(cfg Config, engine Engine, log *slog.Logger, opts ...Option) (*Adapter, error) {
+var (
+	_ chats.Chat     = (*Adapter)(nil)
+	_ chats.Healther = (*Adapter)(nil)
+	_ chats.Notifier = (*Adapter)(nil)
+	_ chats.Threader = (*Adapter)(nil)
+	_ chats.Leased   = (*Adapter)(nil)
+)
+
+// New checks cfg and returns an adapter; it touches no network. The engine
+// comes with Run.
+func New(cfg Config, log *slog.Logger, opts ...Option) (*Adapter, error) {
 	cfg, err := cfg.validate()
 	if err != nil {
 		return nil, err
@@ -123,7 +118,7 @@ func New(cfg Config, engine Engine, log *slog.Logger, opts ...Option) (*Adapter,
 	dg.Identify.Intents = intents
 
 	a := &Adapter{
-		cfg: cfg, log: log.With("adapter", "discord"), dg: dg, engine: engine,
+		cfg: cfg, log: log.With("adapter", "discord"), dg: dg,
 		limits: DefaultLimits, appID: cfg.ApplicationID,
 		places: newPlaceCache(), seen: newSeenSet(4096), queues: newQueues(),
 		names: newThreadNames(), renameQueue: newQueues(),
@@ -142,12 +137,11 @@ func New(cfg Config, engine Engine, log *slog.Logger, opts ...Option) (*Adapter,
 	return a, nil
 }
 
-// SetEngine sets the engine when it could not be passed to New.
-func (a *Adapter) SetEngine(e Engine) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.engine = e
-}
+// Platform is "discord".
+func (a *Adapter) Platform() string { return "discord" }
+
+// Lease names the lease of the gateway session: one per bot.
+func (a *Adapter) Lease() string { return "discord:" + a.cfg.ApplicationID }
 
 // Send implements core.EventSender: it renders the event into its
 // conversation's thread, and renames a thread the bot started after the
@@ -163,21 +157,21 @@ func (a *Adapter) Send(ctx context.Context, ev core.Event) error {
 // Sender is the renderer behind Send (for Flush, Say and Stats).
 func (a *Adapter) Sender() *render.Sender { return a.out }
 
-// Run connects to the gateway, registers the /opsgate command and handles
-// events until ctx ends; a dropped connection is resumed. It returns an
+// Run connects to the gateway, registers the /opsgate command and hands
+// events to e until ctx ends; a dropped connection is resumed. It returns an
 // error only when Discord refuses the bot (token, intents). Close the
 // adapter after Run has returned and the engine has shut down.
-func (a *Adapter) Run(ctx context.Context) error {
+func (a *Adapter) Run(ctx context.Context, e Engine) error {
 	a.mu.Lock()
 	switch {
-	case a.engine == nil:
+	case e == nil:
 		a.mu.Unlock()
-		return errors.New("discord: Run without an engine (call SetEngine first)")
+		return errors.New("discord: Run without an engine")
 	case a.running:
 		a.mu.Unlock()
 		return errors.New("discord: Run called twice")
 	}
-	a.running = true
+	a.engine, a.running = e, true
 	a.mu.Unlock()
 
 	// /opsgate is registered once the first READY has told the
@@ -268,7 +262,7 @@ func (a *Adapter) track() bool {
 // Notify shows approval ap's card in the channel a policy's notify target
 // names (discord:<channel>): its buttons decide the request like the
 // original card's, and it shows the outcome.
-func (a *Adapter) Notify(channel string, ap core.Approval) error {
+func (a *Adapter) Notify(_ context.Context, channel string, ap core.Approval) error {
 	if channel == "" {
 		return errors.New("discord: notify target without a channel id")
 	}

@@ -21,7 +21,7 @@ import (
 func BenchmarkStreamedReply(b *testing.B) {
 	fake := discordtest.New(b)
 	fake.AddChannel(guild, channel, "incidents")
-	ad, err := discord.New(discord.Config{Token: fake.Token, APIURL: fake.URL, Guilds: []string{guild}}, nil, nil)
+	ad, err := discord.New(discord.Config{Token: fake.Token, APIURL: fake.URL, Guilds: []string{guild}}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func TestSenderConformance(t *testing.T) {
 	rendertest.Run(t, func(t *testing.T) rendertest.Env {
 		fake := discordtest.New(t)
 		fake.AddChannel(guild, channel, "incidents")
-		ad, err := discord.New(discord.Config{Token: fake.Token, APIURL: fake.URL, Guilds: []string{guild}}, nil, coretest.Logger(t))
+		ad, err := discord.New(discord.Config{Token: fake.Token, APIURL: fake.URL, Guilds: []string{guild}}, coretest.Logger(t))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,10 +73,13 @@ func clickRig(tb testing.TB) (*Adapter, *clickEngine) {
 	tb.Cleanup(srv.Close)
 
 	eng := &clickEngine{}
-	a, err := New(Config{Token: fake.Token, APIURL: srv.URL, Guilds: []string{fuzzGuild}}, eng, slog.New(slog.DiscardHandler))
+	a, err := New(Config{Token: fake.Token, APIURL: srv.URL, Guilds: []string{fuzzGuild}}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// Clicks are dispatched by hand, without Run's gateway: the engine is
+	// the one Run would have been given.
+	a.engine = eng
 	tb.Cleanup(func() { a.Close() })
 	return a, eng
 }

@@ -68,7 +68,7 @@ func newStack(t *testing.T, tune ...func(*core.Config)) *stack {
 		AllowedUsers: []string{alice.ID}, Approvers: []string{bob.ID},
 	}
 	log := slog.New(slog.NewMultiHandler(coretest.Logger(t).Handler(), slog.NewTextHandler(&s.logs, nil)))
-	ad, err := discord.New(s.cfg, nil, log)
+	ad, err := discord.New(s.cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,11 +79,10 @@ func newStack(t *testing.T, tune ...func(*core.Config)) *stack {
 		f(&ccfg)
 	}
 	s.eng = enginetest.Engine(t, ccfg, base.Deps(t, ad))
-	ad.SetEngine(s.eng)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- ad.Run(ctx) }()
+	go func() { done <- ad.Run(ctx, s.eng) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -121,7 +121,7 @@ func TestThreadName(t *testing.T) {
 }
 
 func TestOwns(t *testing.T) {
-	a, err := New(Config{Token: "x"}, nil, nil)
+	a, err := New(Config{Token: "x"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestAPIURLRebasesRequests(t *testing.T) {
 func TestStartThreadAgainFindsTheThread(t *testing.T) {
 	f := discordtest.New(t)
 	f.AddChannel("1", "10", "incidents")
-	a, err := New(Config{Token: f.Token, APIURL: f.URL, Guilds: []string{"1"}}, nil, nil)
+	a, err := New(Config{Token: f.Token, APIURL: f.URL, Guilds: []string{"1"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

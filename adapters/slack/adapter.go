@@ -11,32 +11,22 @@ import (
 	"sync"
 	"time"
 
+	"github.com/opsgate/opsgate/adapters/chats"
 	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/core"
 	"github.com/slack-go/slack"
 )
 
-// Engine is what the adapter needs of core.Engine.
-type Engine interface {
-	// Handle stores and starts (queues, steers) a user message; a
-	// redelivered MessageID is ignored.
-	Handle(ctx context.Context, in core.Inbound) error
-	// Stop stops the conversation's run and cancels its approvals; it
-	// reports whether there was anything to stop.
-	Stop(ctx context.Context, convKey string) bool
-	// Decide answers an approval request: core.ErrNotAllowed (audited),
-	// ErrAlreadyDecided, ErrExpired, ErrNotFound, ErrHashMismatch.
-	Decide(ctx context.Context, d core.Decision) (core.Approval, error)
-	// Status describes a conversation.
-	Status(ctx context.Context, convKey string) (core.Status, error)
-}
+// Engine is what the adapter calls on the engine.
+type Engine = chats.Engine
 
 // handlerTimeout bounds the work for one event, command or click (after it
 // was acknowledged).
 const handlerTimeout = 2 * time.Minute
 
 // Adapter connects Slack to an Engine. Construct it with New; Run
-// receives (Socket Mode) or Handler serves (HTTP mode); Sender renders.
+// receives (Socket Mode) or Handler serves (HTTP mode); Send renders. It
+// is a chats.Chat.
 type Adapter struct {
 	cfg       Config
 	log       *slog.Logger
@@ -67,10 +57,17 @@ type identity struct {
 	userID, botID, teamID, url string
 }
 
-// New checks cfg and returns an adapter; it does no I/O. engine may be nil
-// and set with SetEngine before Run: the engine needs the adapter's
-// Sender first.
-func New(cfg Config, engine Engine, logger *slog.Logger) (*Adapter, error) {
+var (
+	_ chats.Chat     = (*Adapter)(nil)
+	_ chats.Healther = (*Adapter)(nil)
+	_ chats.Notifier = (*Adapter)(nil)
+	_ chats.Threader = (*Adapter)(nil)
+	_ chats.Router   = (*Adapter)(nil)
+)
+
+// New checks cfg and returns an adapter; it does no I/O. The engine comes
+// with Run (Socket Mode) or Handler (HTTP mode).
+func New(cfg Config, logger *slog.Logger) (*Adapter, error) {
 	cfg, err := cfg.normalize()
 	if err != nil {
 		return nil, err
@@ -89,7 +86,6 @@ func New(cfg Config, engine Engine, logger *slog.Logger) (*Adapter, error) {
 		sender:   newSender(api, cfg, log),
 		channels: newIDSet(cfg.Channels), users: newIDSet(cfg.AllowedUsers), approvers: newIDSet(cfg.Approvers),
 		seen: newDedupe(time.Hour), known: newThreads(), names: newNames(),
-		engine: engine,
 	}
 	a.link = render.NewLink("auth.test")
 	if a.SocketMode() {
@@ -99,25 +95,40 @@ func New(cfg Config, engine Engine, logger *slog.Logger) (*Adapter, error) {
 	return a, nil
 }
 
-// SetEngine sets the engine (once, before Run).
-func (a *Adapter) SetEngine(e Engine) {
+// bind sets the engine that receives what people say and click.
+func (a *Adapter) bind(e Engine) {
 	a.mu.Lock()
 	a.engine = e
 	a.mu.Unlock()
 }
 
-// Sender returns the adapter's core.EventSender.
+// Sender returns the adapter's renderer.
 func (a *Adapter) Sender() *Sender { return a.sender }
+
+// Send renders an event of a Slack conversation (core.EventSender).
+func (a *Adapter) Send(ctx context.Context, ev core.Event) error { return a.sender.Send(ctx, ev) }
+
+// Platform is "slack".
+func (a *Adapter) Platform() string { return "slack" }
+
+// Routes serves HTTP mode on "/slack/" (Handler); Socket Mode needs none.
+func (a *Adapter) Routes(e Engine) map[string]http.Handler {
+	if a.SocketMode() {
+		return nil
+	}
+	return map[string]http.Handler{"/slack/": a.Handler(e)}
+}
 
 // SocketMode reports whether the adapter receives over Socket Mode (an
 // app token is set) rather than through Handler.
 func (a *Adapter) SocketMode() bool { return a.cfg.AppToken != "" }
 
 // Run identifies the bot (auth.test, retried while Slack is unreachable)
-// and, in Socket Mode, receives events until ctx ends; in HTTP mode it
-// only waits for ctx (Handler receives). It returns an error when Slack
-// refuses the tokens or the API URL.
-func (a *Adapter) Run(ctx context.Context) error {
+// and, in Socket Mode, receives events until ctx ends and hands them to e;
+// in HTTP mode it only waits for ctx (Handler receives). It returns an
+// error when Slack refuses the tokens or the API URL.
+func (a *Adapter) Run(ctx context.Context, e Engine) error {
+	a.bind(e)
 	for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
 		_, err := a.identify(ctx)
 		if err == nil {
@@ -285,8 +296,9 @@ func (a *Adapter) Notify(ctx context.Context, channel string, ap core.Approval) 
 }
 
 // StartThread posts text as a new message in channel and returns the
-// conversation of its thread: a schedule's fire runs there (docs/design.md §13).
-func (a *Adapter) StartThread(ctx context.Context, channel, text string) (string, error) {
+// conversation of its thread: a schedule's fire runs there (docs/design.md
+// §13). Slack threads have no title.
+func (a *Adapter) StartThread(ctx context.Context, channel, text, _ string) (string, error) {
 	me, err := a.identify(ctx)
 	if err != nil {
 		return "", fmt.Errorf("slack: start a thread in %s: %w", channel, err)

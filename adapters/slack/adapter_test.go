@@ -30,7 +30,7 @@ func TestNewValidatesConfig(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a, err := slack.New(c.cfg, nil, coretest.Logger(t))
+			a, err := slack.New(c.cfg, coretest.Logger(t))
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatalf("New: %v", err)
@@ -49,13 +49,13 @@ func TestNewValidatesConfig(t *testing.T) {
 func TestAPIURLWithoutTrailingSlash(t *testing.T) {
 	fake := slacktest.New(t)
 	a, err := slack.New(slack.Config{BotToken: slacktest.BotToken, SigningSecret: secret,
-		APIURL: strings.TrimSuffix(fake.APIURL(), "/")}, nil, coretest.Logger(t))
+		APIURL: strings.TrimSuffix(fake.APIURL(), "/")}, coretest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
+	go func() { done <- a.Run(ctx, nil) }()
 	fake.Eventually(t, "auth.test", func() bool { return len(fake.Calls("auth.test")) == 1 })
 	cancel()
 	if err := <-done; err != nil {
@@ -69,14 +69,14 @@ func TestAPIURLWithoutTrailingSlash(t *testing.T) {
 
 func TestRunFailsOnRefusedToken(t *testing.T) {
 	fake := slacktest.New(t)
-	a, err := slack.New(slack.Config{BotToken: "xoxb-revoked", AppToken: slacktest.AppToken, APIURL: fake.APIURL()}, nil, coretest.Logger(t))
+	a, err := slack.New(slack.Config{BotToken: "xoxb-revoked", AppToken: slacktest.AppToken, APIURL: fake.APIURL()}, coretest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := a.Run(ctx); err == nil || !strings.Contains(err.Error(), "invalid_auth") {
+	if err := a.Run(ctx, nil); err == nil || !strings.Contains(err.Error(), "invalid_auth") {
 		t.Errorf("Run = %v, want the refused token reported", err)
 	}
 }

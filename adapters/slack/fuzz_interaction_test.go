@@ -74,7 +74,7 @@ func FuzzInteractionPayload(f *testing.F) {
 	f.Fuzz(func(t *testing.T, payload string) {
 		eng := &recordingEngine{}
 		a, err := New(Config{BotToken: slacktest.BotToken, SigningSecret: fuzzSigningSecret, APIURL: fake.APIURL(),
-			Channels: []string{"C0OPS"}, Approvers: []string{"U0BOB"}}, eng, log)
+			Channels: []string{"C0OPS"}, Approvers: []string{"U0BOB"}}, log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func FuzzInteractionPayload(f *testing.F) {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		sign(req.Header, body)
 		rec := httptest.NewRecorder()
-		a.Handler().ServeHTTP(rec, req)
+		a.Handler(eng).ServeHTTP(rec, req)
 		if err := a.Close(); err != nil { // waits for the click's work
 			t.Fatal(err)
 		}

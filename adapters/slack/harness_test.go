@@ -76,20 +76,20 @@ func newStack(t *testing.T, opts ...option) *stack {
 	}
 	ccfg.Policy = core.DefaultPolicy{Approvers: map[string][]string{"slack": cfg.Approvers}}
 
-	// The engine needs the adapter's sender, the adapter the engine.
+	// The engine needs the adapter's sender; the adapter gets the engine
+	// with Run (and Handler).
 	var err error
-	if s.a, err = slack.New(cfg, nil, coretest.Logger(t)); err != nil {
+	if s.a, err = slack.New(cfg, coretest.Logger(t)); err != nil {
 		t.Fatal(err)
 	}
 	s.eng = enginetest.Engine(t, ccfg, base.Deps(t, s.a.Sender()))
-	s.a.SetEngine(s.eng)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
-	go func() { s.runDone <- s.a.Run(ctx) }()
+	go func() { s.runDone <- s.a.Run(ctx, s.eng) }()
 	if s.a.SocketMode() {
 		s.fake.WaitConnected(t)
 	} else {
-		s.http = httptest.NewServer(s.a.Handler())
+		s.http = httptest.NewServer(s.a.Handler(s.eng))
 		t.Cleanup(s.http.Close)
 	}
 	t.Cleanup(s.shutdown)

@@ -28,8 +28,9 @@ const maxBody = 1 << 20
 // PathCommands; mount it on "/slack/". A request without a valid
 // signature made with the signing secret, or with a timestamp more than
 // five minutes off, gets 401 and does nothing. Every valid request is
-// answered at once; its work happens afterwards.
-func (a *Adapter) Handler() http.Handler {
+// answered at once; its work, handed to e, happens afterwards.
+func (a *Adapter) Handler(e Engine) http.Handler {
+	a.bind(e)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+PathEvents, a.serveEvents)
 	mux.HandleFunc("POST "+PathInteractive, a.serveInteractive)

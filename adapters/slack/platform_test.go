@@ -97,7 +97,7 @@ func TestSenderConformance(t *testing.T) {
 		// Shorter than Slack's 1 s so that the suite is quick; the
 		// acceptance tests run the real interval.
 		a, err := slack.New(slack.Config{BotToken: slacktest.BotToken, SigningSecret: secret, APIURL: fake.APIURL(),
-			MinEditInterval: 200 * time.Millisecond, FirstSendDebounce: 50 * time.Millisecond}, nil, coretest.Logger(t))
+			MinEditInterval: 200 * time.Millisecond, FirstSendDebounce: 50 * time.Millisecond}, coretest.Logger(t))
 		if err != nil {
 			t.Fatal(err)
 		}

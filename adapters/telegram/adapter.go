@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -13,16 +14,16 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"github.com/opsgate/opsgate/adapters/chats"
 	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/core"
 )
 
-// Adapter connects one Telegram bot to the engine. Create it with New, pass
-// Sender() to the engine (through a router when several adapters share
-// one), then call Run; Close releases it.
+// Adapter connects one Telegram bot to the engine. Create it with New,
+// subscribe it to the engine's events (it is a core.EventSender), then call
+// Run with the engine; Close releases it. It is a chats.Chat.
 type Adapter struct {
 	cfg       Config
-	eng       Engine
 	log       *slog.Logger
 	api       *tgbotapi.BotAPI
 	botID     int64
@@ -33,19 +34,26 @@ type Adapter struct {
 	link      *render.Link // for Health
 
 	mu       sync.Mutex
+	eng      Engine              // set by Run or WebhookHandler
 	username string              // the bot's @name, from getMe
 	epochs   map[int64]string    // chat -> suffix of its current conversation (/new)
 	refused  map[int64]time.Time // user -> last refusal
 }
 
+var (
+	_ chats.Chat     = (*Adapter)(nil)
+	_ chats.Healther = (*Adapter)(nil)
+	_ chats.Notifier = (*Adapter)(nil)
+	_ chats.Threader = (*Adapter)(nil)
+	_ chats.Leased   = (*Adapter)(nil)
+	_ chats.Router   = (*Adapter)(nil)
+)
+
 // New checks cfg and returns an adapter. It makes no network call.
-func New(cfg Config, eng Engine, log *slog.Logger) (*Adapter, error) {
+func New(cfg Config, log *slog.Logger) (*Adapter, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
-	}
-	if eng == nil {
-		return nil, errors.New("telegram: an engine is required")
 	}
 	if log == nil {
 		log = slog.Default()
@@ -56,7 +64,7 @@ func New(cfg Config, eng Engine, log *slog.Logger) (*Adapter, error) {
 	api := &tgbotapi.BotAPI{Token: cfg.Token, Client: cfg.HTTPClient, Buffer: 100}
 	api.SetAPIEndpoint(strings.ReplaceAll(cfg.APIURL, "%", "%%") + "/bot%s/%s")
 	a := &Adapter{
-		cfg: cfg, eng: eng, log: log.With("adapter", "telegram"), api: api, botID: botID,
+		cfg: cfg, log: log.With("adapter", "telegram"), api: api, botID: botID,
 		allowed: set(cfg.AllowedUsers), approvers: set(cfg.Approvers), seen: newRecent(4096),
 		epochs: map[int64]string{}, refused: map[int64]time.Time{},
 		link: render.NewLink("polling"),
@@ -80,6 +88,45 @@ func set(ids []int64) map[int64]bool {
 // conversations.
 func (a *Adapter) Sender() *render.Sender { return a.sender }
 
+// Send renders an event of a Telegram conversation (core.EventSender).
+func (a *Adapter) Send(ctx context.Context, ev core.Event) error { return a.sender.Send(ctx, ev) }
+
+// Platform is "telegram".
+func (a *Adapter) Platform() string { return "telegram" }
+
+// Lease names the lease polling needs: getUpdates on two replicas would
+// split (and conflict over) the updates, so one poller runs per bot token.
+// A webhook needs none.
+func (a *Adapter) Lease() string {
+	if a.cfg.WebhookURL != "" {
+		return ""
+	}
+	return "telegram:" + strings.SplitN(a.cfg.Token, ":", 2)[0]
+}
+
+// Routes serves the webhook, when one is configured.
+func (a *Adapter) Routes(e Engine) map[string]http.Handler {
+	p := a.WebhookPath()
+	if p == "" {
+		return nil
+	}
+	return map[string]http.Handler{"POST " + p: a.WebhookHandler(e)}
+}
+
+// bind sets the engine that receives what people say and click.
+func (a *Adapter) bind(e Engine) {
+	a.mu.Lock()
+	a.eng = e
+	a.mu.Unlock()
+}
+
+// engine is the engine Run or WebhookHandler was given.
+func (a *Adapter) engine() Engine {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.eng
+}
+
 // Owns reports whether a conversation key belongs to this bot; a router of
 // events (and the engine's Recover) use it.
 func (a *Adapter) Owns(convKey string) bool {
@@ -99,11 +146,15 @@ func (a *Adapter) WebhookPath() string {
 	return u.Path
 }
 
-// Run receives updates until ctx ends: by long polling, or, with a webhook
-// URL, by registering the webhook (WebhookHandler does the receiving). It
-// returns nil when ctx ends, or an error Telegram will not get over (a
-// revoked token).
-func (a *Adapter) Run(ctx context.Context) error {
+// Run receives updates until ctx ends and hands them to e: by long
+// polling, or, with a webhook URL, by registering the webhook
+// (WebhookHandler does the receiving). It returns nil when ctx ends, or an
+// error Telegram will not get over (a revoked token).
+func (a *Adapter) Run(ctx context.Context, e Engine) error {
+	if e == nil {
+		return errors.New("telegram: an engine is required")
+	}
+	a.bind(e)
 	name, err := a.me(ctx)
 	for err != nil {
 		var re *render.Error
@@ -203,7 +254,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // names ("12345678" of telegram:12345678), in a conversation of its own
 // beside the chat's: its buttons decide the request like the original
 // card's, and it shows the outcome.
-func (a *Adapter) Notify(chat string, ap core.Approval) error {
+func (a *Adapter) Notify(_ context.Context, chat string, ap core.Approval) error {
 	id, err := strconv.ParseInt(chat, 10, 64)
 	if err != nil {
 		return fmt.Errorf("telegram: notify target %q: want a chat id", chat)
@@ -213,10 +264,10 @@ func (a *Adapter) Notify(chat string, ap core.Approval) error {
 }
 
 // StartThread posts text in chat and returns a conversation of its own for
-// what follows (a schedule's fire, docs/design.md §13): Telegram has no threads,
-// so the fire's run posts in the chat under that key, apart from the
-// chat's current conversation.
-func (a *Adapter) StartThread(ctx context.Context, chat, text string) (string, error) {
+// what follows (a schedule's fire, docs/design.md §13): Telegram has no
+// threads (title is not used), so the fire's run posts in the chat under
+// that key, apart from the chat's current conversation.
+func (a *Adapter) StartThread(ctx context.Context, chat, text, _ string) (string, error) {
 	id, err := strconv.ParseInt(chat, 10, 64)
 	if err != nil {
 		return "", fmt.Errorf("telegram: start a thread in %q: not a chat id", chat)

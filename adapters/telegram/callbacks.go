@@ -36,7 +36,7 @@ func (a *Adapter) onCallback(ctx context.Context, q *tgbotapi.CallbackQuery) {
 
 func (a *Adapter) clickDecision(ctx context.Context, q *tgbotapi.CallbackQuery, id string, approve bool, ref render.MsgRef) {
 	actor := actorOf(q.From)
-	ap, err := a.eng.Decide(ctx, core.Decision{ApprovalID: id, Actor: actor, Approve: approve})
+	ap, err := a.engine().Decide(ctx, core.Decision{ApprovalID: id, Actor: actor, Approve: approve})
 	text, alert := render.DecisionReply(ap, approve, err)
 	a.answer(ctx, q.ID, text, alert)
 	switch {
@@ -60,12 +60,12 @@ func (a *Adapter) clickStop(ctx context.Context, q *tgbotapi.CallbackQuery, chat
 		return
 	}
 	key := a.convKey(ctx, chat)
-	st, err := a.eng.Status(ctx, key)
+	st, err := a.engine().Status(ctx, key)
 	if err != nil || st.ActiveRun == nil || !strings.HasPrefix(st.ActiveRun.ID, runPrefix) {
 		a.answer(ctx, q.ID, "That request has already finished.", false)
 		return
 	}
-	a.eng.Stop(ctx, key)
+	a.engine().Stop(ctx, key)
 	a.answer(ctx, q.ID, "⏹ Stopping…", false)
 }
 

@@ -60,13 +60,13 @@ func runWithEngine(t *testing.T, eng telegram.Engine) (*telegram.Adapter, *teleg
 	ad, err := telegram.New(telegram.Config{
 		Token: telegramtest.Token, APIURL: tg.URL, AllowedUsers: []int64{alice.ID},
 		PollTimeout: time.Second, MinEditInterval: 20 * time.Millisecond, FirstSendDebounce: 10 * time.Millisecond,
-	}, eng, coretest.Logger(t))
+	}, coretest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- ad.Run(ctx) }()
+	go func() { done <- ad.Run(ctx, eng) }()
 	t.Cleanup(func() {
 		cancel()
 		<-done

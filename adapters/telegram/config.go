@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opsgate/opsgate/adapters/chats"
 	"github.com/opsgate/opsgate/adapters/render"
-	"github.com/opsgate/opsgate/core"
 )
 
 // Config configures the adapter (the telegram section of the config file).
@@ -46,31 +45,18 @@ type Config struct {
 	// Limiter is the outbound budget of this bot token; share it with
 	// anything else that posts with the same token (default: a new one).
 	Limiter *render.Limiter
-	// Conversations, when set, keeps each chat's current conversation
-	// durable: /new creates the new conversation in the store at once, and
-	// after a restart (or on another replica) a chat continues the newest
-	// conversation /new started instead of the one before it.
-	Conversations Conversations
 	// MinEditInterval and FirstSendDebounce override the rendering defaults
 	// (1 s and 300 ms); tests shorten them.
 	MinEditInterval   time.Duration
 	FirstSendDebounce time.Duration
 }
 
-// Conversations is what the adapter needs of the store (core.Store).
-type Conversations interface {
-	// Conversation returns the conversation, creating it when missing.
-	Conversation(ctx context.Context, key string) (core.Conversation, error)
-	Conversations(ctx context.Context, f core.ConversationFilter) ([]core.Conversation, error)
-}
-
-// Engine is what the adapter needs from the core engine (*core.Engine).
-type Engine interface {
-	Handle(ctx context.Context, in core.Inbound) error
-	Stop(ctx context.Context, convKey string) bool
-	Decide(ctx context.Context, d core.Decision) (core.Approval, error)
-	Status(ctx context.Context, convKey string) (core.Status, error)
-}
+// Engine is what the adapter calls on the engine. When it is also a
+// chats.Keeper (*core.Engine is), each chat's current conversation is
+// durable: /new stores the new conversation at once, and after a restart
+// (or on another replica) a chat continues the newest conversation /new
+// started instead of the one before it.
+type Engine = chats.Engine
 
 // Defaults of Telegram rendering.
 const (

@@ -1,7 +1,6 @@
 package telegram_test
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,19 +10,7 @@ import (
 	"github.com/opsgate/opsgate/adapters/render/rendertest"
 	"github.com/opsgate/opsgate/adapters/telegram"
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
-	"github.com/opsgate/opsgate/core"
 )
-
-// idleEngine is an engine that nothing calls: sender tests drive events
-// directly.
-type idleEngine struct{}
-
-func (idleEngine) Handle(context.Context, core.Inbound) error { return nil }
-func (idleEngine) Stop(context.Context, string) bool          { return false }
-func (idleEngine) Decide(context.Context, core.Decision) (core.Approval, error) {
-	return core.Approval{}, core.ErrNotFound
-}
-func (idleEngine) Status(context.Context, string) (core.Status, error) { return core.Status{}, nil }
 
 // newSenderOnly returns an adapter whose sender posts to a fresh fake.
 func newSenderOnly(t testing.TB, edit, debounce time.Duration) (*telegram.Adapter, *telegramtest.Server) {
@@ -31,7 +18,7 @@ func newSenderOnly(t testing.TB, edit, debounce time.Duration) (*telegram.Adapte
 	ad, err := telegram.New(telegram.Config{
 		Token: telegramtest.Token, APIURL: tg.URL, AllowedUsers: []int64{alice.ID},
 		MinEditInterval: edit, FirstSendDebounce: debounce,
-	}, idleEngine{}, nil)
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func FuzzWebhookUpdate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		eng := &recordingEngine{}
 		a, err := New(Config{Token: "123456:fuzz", APIURL: tg.URL, WebhookURL: "https://bot.example.com/hook",
-			WebhookSecret: fuzzSecret, AllowedUsers: []int64{fuzzAllowed}, Approvers: []int64{fuzzApprover}}, eng, log)
+			WebhookSecret: fuzzSecret, AllowedUsers: []int64{fuzzAllowed}, Approvers: []int64{fuzzApprover}}, log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +90,7 @@ func FuzzWebhookUpdate(f *testing.F) {
 		req := httptest.NewRequest(http.MethodPost, "/hook", bytes.NewReader(body))
 		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", fuzzSecret)
 		rec := httptest.NewRecorder()
-		a.WebhookHandler().ServeHTTP(rec, req)
+		a.WebhookHandler(eng).ServeHTTP(rec, req)
 
 		// What the payload says, read as the handler reads it.
 		var u tgbotapi.Update

@@ -44,11 +44,6 @@ type stack struct {
 
 type stackOption func(*telegram.Config, *core.Config)
 
-// engineRef lets the adapter be built before the engine it feeds, which
-// needs the adapter's sender: cmd/opsgate resolves the same cycle with a
-// router of senders.
-type engineRef struct{ *core.Engine }
-
 func newStack(t *testing.T, opts ...stackOption) *stack {
 	t.Helper()
 	s := &stack{t: t, tg: telegramtest.New(t)}
@@ -71,18 +66,16 @@ func (s *stack) start(opts ...stackOption) {
 	for _, o := range opts {
 		o(&tcfg, &ccfg)
 	}
-	ref := &engineRef{}
-	ad, err := telegram.New(tcfg, ref, coretest.Logger(t))
+	ad, err := telegram.New(tcfg, coretest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ccfg.Policy = core.DefaultPolicy{Approvers: map[string][]string{"telegram": approverIDs(tcfg.Approvers)}}
 	eng := enginetest.Engine(t, ccfg, s.base.Deps(t, ad.Sender()))
-	ref.Engine = eng
 	s.eng, s.ad = eng, ad
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- ad.Run(ctx) }()
+	go func() { done <- ad.Run(ctx, eng) }()
 	stopped := false
 	s.stop = func() {
 		if stopped {

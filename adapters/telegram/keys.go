@@ -8,6 +8,7 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"github.com/opsgate/opsgate/adapters/chats"
 	"github.com/opsgate/opsgate/core"
 )
 
@@ -36,7 +37,7 @@ func chatOf(conv string) (int64, error) {
 
 // ActorID is the actor id of a Telegram user. The platform prefix keeps
 // ids of different platforms apart in approvals and the audit log.
-func ActorID(userID int64) string { return "telegram:" + strconv.FormatInt(userID, 10) }
+func ActorID(userID int64) string { return chats.Qualify("telegram", strconv.FormatInt(userID, 10)) }
 
 func actorOf(u *tgbotapi.User) core.Actor {
 	if u == nil {

@@ -9,6 +9,7 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"github.com/opsgate/opsgate/adapters/chats"
 	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/core"
 )
@@ -64,7 +65,7 @@ func (a *Adapter) onMessage(ctx context.Context, m *tgbotapi.Message) error {
 		a.newConversation(ctx, m)
 		return nil
 	case "stop":
-		if !a.eng.Stop(ctx, key) {
+		if !a.engine().Stop(ctx, key) {
 			a.sender.Say(key, "Nothing is running.")
 		}
 		return nil
@@ -85,7 +86,7 @@ func (a *Adapter) onMessage(ctx context.Context, m *tgbotapi.Message) error {
 		}
 		return nil
 	}
-	err := a.eng.Handle(ctx, core.Inbound{
+	err := a.engine().Handle(ctx, core.Inbound{
 		ConvKey:   key,
 		MessageID: strconv.Itoa(m.MessageID),
 		User:      actorOf(m.From),
@@ -134,6 +135,12 @@ func (a *Adapter) mention(ctx context.Context, text string) (string, bool) {
 	return strings.TrimSpace(strings.TrimRight(text[:i], " ") + " " + strings.TrimLeft(text[i+len(at):], " ")), true
 }
 
+// keeper is the engine's keeping of conversations, when it keeps them.
+func (a *Adapter) keeper() chats.Keeper {
+	k, _ := a.engine().(chats.Keeper)
+	return k
+}
+
 // convKey returns the current conversation of a chat. A chat not seen
 // since the start is looked up in the store: its current conversation is
 // the one the latest /new started (epochs are message ids, which grow).
@@ -141,18 +148,19 @@ func (a *Adapter) convKey(ctx context.Context, chat int64) string {
 	a.mu.Lock()
 	epoch, ok := a.epochs[chat]
 	a.mu.Unlock()
-	if ok || a.cfg.Conversations == nil {
+	k := a.keeper()
+	if ok || k == nil {
 		return ConvKey(a.botID, chat, epoch)
 	}
-	cs, err := a.cfg.Conversations.Conversations(ctx, core.ConversationFilter{KeyPrefix: ConvKey(a.botID, chat, "") + ":"})
+	keys, err := k.ConversationKeys(ctx, ConvKey(a.botID, chat, "")+":")
 	if err != nil {
 		// Not cached: the next message looks again.
 		a.log.Error("telegram: read the chat's current conversation", "chat", chat, "err", err)
 		return ConvKey(a.botID, chat, "")
 	}
 	best := int64(-1)
-	for _, c := range cs {
-		e := strings.TrimPrefix(c.Key, ConvKey(a.botID, chat, "")+":")
+	for _, key := range keys {
+		e := strings.TrimPrefix(key, ConvKey(a.botID, chat, "")+":")
 		if n, err := strconv.ParseInt(e, 10, 64); err == nil && n > best {
 			best, epoch = n, e
 		}
@@ -194,11 +202,11 @@ func (a *Adapter) refuse(chat, user int64) {
 // the old one is stopped, so it does not keep posting into the new one.
 func (a *Adapter) newConversation(ctx context.Context, m *tgbotapi.Message) {
 	old := a.convKey(ctx, m.Chat.ID)
-	stopped := a.eng.Stop(ctx, old)
+	stopped := a.engine().Stop(ctx, old)
 	epoch := strconv.Itoa(m.MessageID)
-	if c := a.cfg.Conversations; c != nil {
+	if k := a.keeper(); k != nil {
 		// Stored before it is used, so a restart continues it.
-		if _, err := c.Conversation(ctx, ConvKey(a.botID, m.Chat.ID, epoch)); err != nil {
+		if err := k.StartConversation(ctx, ConvKey(a.botID, m.Chat.ID, epoch)); err != nil {
 			a.log.Error("telegram: store the new conversation", "chat", m.Chat.ID, "err", err)
 			a.sender.Say(old, "⚠️ I could not start a fresh conversation (the store did not answer); please try /new again.")
 			return
@@ -215,7 +223,7 @@ func (a *Adapter) newConversation(ctx context.Context, m *tgbotapi.Message) {
 }
 
 func (a *Adapter) status(ctx context.Context, key string) {
-	st, err := a.eng.Status(ctx, key)
+	st, err := a.engine().Status(ctx, key)
 	if err != nil {
 		a.log.Error("telegram: status", "conv", key, "err", err)
 		a.sender.Say(key, "⚠️ I could not read the status; please try again.")

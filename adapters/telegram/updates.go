@@ -112,10 +112,12 @@ func (a *Adapter) handleUpdate(ctx context.Context, u tgbotapi.Update) error {
 	return err
 }
 
-// WebhookHandler receives updates when a webhook URL is configured. It
-// answers 401 to a request without the right secret token, and 503 when an
-// update could not be handed over, so that Telegram delivers it again.
-func (a *Adapter) WebhookHandler() http.Handler {
+// WebhookHandler receives updates when a webhook URL is configured and
+// hands them to e. It answers 401 to a request without the right secret
+// token, and 503 when an update could not be handed over, so that Telegram
+// delivers it again.
+func (a *Adapter) WebhookHandler(e Engine) http.Handler {
+	a.bind(e)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)

@@ -47,7 +47,7 @@ func TestWebhookSecretAndRedelivery(t *testing.T) {
 	if p := s.ad.WebhookPath(); p != "/telegram/hook" {
 		t.Errorf("WebhookPath = %q", p)
 	}
-	srv := httptest.NewServer(s.ad.WebhookHandler())
+	srv := httptest.NewServer(s.ad.WebhookHandler(s.eng))
 	defer srv.Close()
 
 	u := s.tg.NewTextUpdate(telegramtest.PrivateChat(alice.ID), alice, "how is web?")
@@ -82,7 +82,7 @@ func TestWebhookSecretAndRedelivery(t *testing.T) {
 }
 
 func TestWebhookNeedsSecret(t *testing.T) {
-	_, err := telegram.New(telegram.Config{Token: telegramtest.Token, WebhookURL: "https://bot.example.com/hook"}, idleEngine{}, nil)
+	_, err := telegram.New(telegram.Config{Token: telegramtest.Token, WebhookURL: "https://bot.example.com/hook"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "webhook_secret") {
 		t.Errorf("New without a webhook secret = %v, want an error naming webhook_secret", err)
 	}

@@ -31,7 +31,7 @@ func TestCommandsNeverReachTheModel(t *testing.T) {
 		"/help", "/status", "/xyz", "/Nope now", "/new please", "hello", "/STOP", "/etc/hosts is full", "/quit", "never sent",
 	}, "\n")
 	a, out := newAdapter(t, strings.NewReader(in), false, e)
-	if err := a.Run(context.Background()); err != nil {
+	if err := a.Run(context.Background(), e); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	if diff := cmp.Diff([]string{"hello", "/etc/hosts is full"}, handled(e)); diff != "" {
@@ -59,7 +59,7 @@ func TestNewStartsAFreshConversation(t *testing.T) {
 	var statusOf []string
 	e.onStatus = func(key string) core.Status { statusOf = append(statusOf, key); return core.Status{} }
 	a, out := newAdapter(t, strings.NewReader("one\n/new\ntwo\n/status\n"), false, e)
-	if err := a.Run(context.Background()); err != nil {
+	if err := a.Run(context.Background(), e); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	e.mu.Lock()
@@ -85,7 +85,7 @@ func TestNewStartsAFreshConversation(t *testing.T) {
 func TestCommandWhileApprovalPendingIsNoAnswer(t *testing.T) {
 	e := approvalScript()
 	a, out := newAdapter(t, strings.NewReader("scale\n/help\n/bogus\ny\ny\n"), false, e)
-	if err := a.Run(context.Background()); err != nil {
+	if err := a.Run(context.Background(), e); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	if len(e.decisions) != 2 || !e.decisions[0].Approve || !e.decisions[1].Approve {
@@ -98,7 +98,7 @@ func TestLineTooLongIsRejectedAndTheSessionGoesOn(t *testing.T) {
 	e := approvalScript()
 	in := "first\n" + strings.Repeat("x", terminal.MaxLineBytes+1) + "\nsecond\n"
 	a, out := newAdapter(t, strings.NewReader(in), false, e)
-	err := a.Run(context.Background())
+	err := a.Run(context.Background(), e)
 	if err == nil || !strings.Contains(err.Error(), "1 line(s) longer than 1 MiB were discarded") {
 		t.Errorf("Run = %v, want ErrLineTooLong naming the limit", err)
 	}
@@ -149,7 +149,7 @@ func TestApprovalOfThePreviousConversationIsNotAsked(t *testing.T) {
 	a, out := newAdapter(t, strings.NewReader("/new\n"), false, e)
 	ap := approval("old", "scale_deployment", core.RiskWrite, `{"replicas":3}`)
 	ap.ConvKey = conv
-	if err := a.Run(context.Background()); err != nil {
+	if err := a.Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
 	for _, ev := range []core.Event{
@@ -171,7 +171,7 @@ func TestReadErrorIsReported(t *testing.T) {
 	boom := errors.New("boom")
 	e := approvalScript()
 	a, out := newAdapter(t, io.MultiReader(strings.NewReader("hello\n"), iotest.ErrReader(boom)), false, e)
-	if err := a.Run(context.Background()); !errors.Is(err, boom) {
+	if err := a.Run(context.Background(), e); !errors.Is(err, boom) {
 		t.Errorf("Run = %v, want the read error", err)
 	}
 	mustContain(t, out.String(), "echo: hello\n")

@@ -34,7 +34,6 @@ func newEngineRig(t *testing.T, in io.Reader, opts terminal.Options) *engineRig 
 	opts.In, opts.Out, opts.User, opts.ConvKey = in, r.out, alice, conv
 	r.a = terminal.New(opts)
 	r.eng = enginetest.Engine(t, enginetest.Config(), r.stack.Deps(t, r.a))
-	r.a.SetEngine(r.eng)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -83,7 +82,7 @@ func TestTerminalShowsNoRawEscapeSequences(t *testing.T) {
 				llmfake.Reply{Text: "Not scaled.\x1b]0;pwned\x07 Title \x1b[2Jcleared \u009b31m C1 \u202eevil \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ done"},
 			)
 			done := make(chan error, 1)
-			go func() { done <- r.a.Run(context.Background()) }()
+			go func() { done <- r.a.Run(context.Background(), r.eng) }()
 			if _, err := io.WriteString(w, "check prod \x1b[2J please\n"); err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +126,7 @@ func TestTerminalTwoWritesOfOneToolAskDistinguishably(t *testing.T) {
 		),
 		llmfake.Reply{Text: "Scaled web; api was not scaled."},
 	)
-	if err := r.a.Run(context.Background()); err != nil {
+	if err := r.a.Run(context.Background(), r.eng); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	var prompts []string
@@ -158,7 +157,7 @@ func TestTerminalEndOfInputDenialIsAuditedAsTheSystem(t *testing.T) {
 		toolCalls(tc("d1", "delete_namespace", `{"namespace":"dev"}`)),
 		llmfake.Reply{Text: "Not deleted: nobody approved."},
 	)
-	err := r.a.Run(context.Background())
+	err := r.a.Run(context.Background(), r.eng)
 	if !errors.Is(err, terminal.ErrUnanswered) {
 		t.Fatalf("Run = %v, want ErrUnanswered", err)
 	}

@@ -126,7 +126,7 @@ func TestRenderNeutralisesEveryField(t *testing.T) {
 		}
 	}
 	a, out := newAdapter(t, strings.NewReader("/status\n"), false, e)
-	if err := a.Run(context.Background()); err != nil {
+	if err := a.Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
 	if got := out.String(); strings.ContainsAny(got, "\x1b\x07\x08\r\u009b\u202e\u2066") || !strings.Contains(got, "tool") {

@@ -62,10 +62,7 @@ type Options struct {
 	// ConvKey is the conversation to start in, made by ConvKey; /new
 	// replaces its id with a fresh one.
 	ConvKey string
-	// Engine may be nil here and set with SetEngine before Run: the engine
-	// needs the adapter as its sender first.
-	Engine Engine
-	Logger *slog.Logger
+	Logger  *slog.Logger
 }
 
 // Errors Run and Ask return (wrapped) so that a script sees a non-zero
@@ -95,20 +92,20 @@ type Adapter struct {
 	log  *slog.Logger
 
 	mu            sync.Mutex // guards everything below and writes to Out
-	engine        Engine
-	conv          string    // the conversation in use
-	pending       []request // awaiting an answer, in order
-	batch         int       // requests in the current batch, for "1/2"
-	busy          bool      // a run is active (from the user's point of view)
-	midLine       bool      // Out does not end with a newline
-	lastCall      string    // call id of the status line printed last
-	asked         string    // approval id last asked about
-	streamed      bool      // tokens of the current generation were printed
-	streamedText  string    // and their text
-	failed        bool      // the current run already reported its error
-	answered      bool      // the current run printed an answer (else completed's text is printed)
-	failures      int       // runs that ended with status error
-	tooLong       int       // lines over MaxLineBytes
+	engine        Engine     // set by Run or Ask
+	conv          string     // the conversation in use
+	pending       []request  // awaiting an answer, in order
+	batch         int        // requests in the current batch, for "1/2"
+	busy          bool       // a run is active (from the user's point of view)
+	midLine       bool       // Out does not end with a newline
+	lastCall      string     // call id of the status line printed last
+	asked         string     // approval id last asked about
+	streamed      bool       // tokens of the current generation were printed
+	streamedText  string     // and their text
+	failed        bool       // the current run already reported its error
+	answered      bool       // the current run printed an answer (else completed's text is printed)
+	failures      int        // runs that ended with status error
+	tooLong       int        // lines over MaxLineBytes
 	lastInterrupt time.Time
 
 	quitOnce sync.Once
@@ -126,27 +123,18 @@ func New(opts Options) *Adapter {
 		opts.Color = false
 	}
 	return &Adapter{
-		opts:   opts,
-		log:    opts.Logger.With("adapter", "terminal"),
-		engine: opts.Engine,
-		conv:   opts.ConvKey,
-		quit:   make(chan struct{}),
+		opts: opts,
+		log:  opts.Logger.With("adapter", "terminal"),
+		conv: opts.ConvKey,
+		quit: make(chan struct{}),
 	}
 }
 
-// SetEngine sets the engine when it could not be passed to New (the engine
-// needs the adapter as its sender). Call it before Run or Ask.
-func (a *Adapter) SetEngine(e Engine) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.engine = e
-}
-
 // Run reads lines until end of input, /quit, a double Ctrl-C or the end of
-// ctx. At end of input it waits for the last run; see the package doc for
-// approvals left unanswered.
-func (a *Adapter) Run(ctx context.Context) error {
-	ctx, lines, done, err := a.start(ctx)
+// ctx, and hands them to e. At end of input it waits for the last run; see
+// the package doc for approvals left unanswered.
+func (a *Adapter) Run(ctx context.Context, e Engine) error {
+	ctx, lines, done, err := a.start(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -174,10 +162,10 @@ func (a *Adapter) Run(ctx context.Context) error {
 	}
 }
 
-// Ask sends one message, waits for its run, and reads lines from In only to
-// answer the run's approvals (opsgate chat -m).
-func (a *Adapter) Ask(ctx context.Context, text string) error {
-	ctx, lines, done, err := a.start(ctx)
+// Ask sends one message to e, waits for its run, and reads lines from In
+// only to answer the run's approvals (opsgate chat -m).
+func (a *Adapter) Ask(ctx context.Context, e Engine, text string) error {
+	ctx, lines, done, err := a.start(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -242,15 +230,15 @@ type input struct {
 	err     error
 }
 
-// start checks the adapter, derives a context that a double Ctrl-C
+// start takes the engine, derives a context that a double Ctrl-C
 // cancels, and starts reading In.
-func (a *Adapter) start(ctx context.Context) (context.Context, <-chan input, func(), error) {
-	a.mu.Lock()
-	e := a.engine
-	a.mu.Unlock()
+func (a *Adapter) start(ctx context.Context, e Engine) (context.Context, <-chan input, func(), error) {
 	if e == nil {
-		return nil, nil, nil, errors.New("terminal: no engine (call SetEngine before Run)")
+		return nil, nil, nil, errors.New("terminal: no engine")
 	}
+	a.mu.Lock()
+	a.engine = e
+	a.mu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
 		select {

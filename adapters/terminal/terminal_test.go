@@ -129,7 +129,6 @@ func newAdapterWith(t *testing.T, in io.Reader, opts terminal.Options, e *script
 	opts.In, opts.Out, opts.User, opts.ConvKey = in, out, alice, conv
 	a := terminal.New(opts)
 	e.t, e.sender = t, a
-	a.SetEngine(e)
 	return a, out
 }
 
@@ -285,7 +284,7 @@ func TestRunAnswersApprovalsInOrder(t *testing.T) {
 	// The lines arrive at once: the adapter must not read "yes" as a new
 	// message before the run has paused.
 	a, out := newAdapter(t, strings.NewReader("scale\nyes\nno, wrong pod\nthanks\n"), false, e)
-	if err := a.Run(context.Background()); err != nil {
+	if err := a.Run(context.Background(), e); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	want := []core.Decision{
@@ -312,7 +311,7 @@ func TestRunAnswersApprovalsInOrder(t *testing.T) {
 func TestRunDeniesUnansweredApprovalsAtEOF(t *testing.T) {
 	e := approvalScript()
 	a, out := newAdapter(t, strings.NewReader("scale\ny\n"), false, e)
-	err := a.Run(context.Background())
+	err := a.Run(context.Background(), e)
 	if !errors.Is(err, terminal.ErrUnanswered) {
 		t.Fatalf("Run = %v, want ErrUnanswered", err)
 	}
@@ -330,7 +329,7 @@ func TestRunDeniesUnansweredApprovalsAtEOF(t *testing.T) {
 func TestRunStopAndQuit(t *testing.T) {
 	e := &scriptEngine{}
 	a, _ := newAdapter(t, strings.NewReader("/stop\n/quit\nnever sent\n"), false, e)
-	if err := a.Run(context.Background()); err != nil {
+	if err := a.Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
 	if e.stops != 2 || len(e.handled) != 0 { // /quit stops the active run too
@@ -341,7 +340,7 @@ func TestRunStopAndQuit(t *testing.T) {
 func TestAskAnswersFromInput(t *testing.T) {
 	e := approvalScript()
 	a, out := newAdapter(t, strings.NewReader("y\ny\nnot a message\n"), false, e)
-	if err := a.Ask(context.Background(), "scale"); err != nil {
+	if err := a.Ask(context.Background(), e, "scale"); err != nil {
 		t.Fatal(err)
 	}
 	if len(e.decisions) != 2 || !e.decisions[0].Approve || !e.decisions[1].Approve {
@@ -361,7 +360,7 @@ func TestInterruptStopsThenQuits(t *testing.T) {
 	e := &scriptEngine{onHandle: func(core.Inbound) []core.Event { return []core.Event{{Type: core.EventReady}} }}
 	a, out := newAdapter(t, in, true, e)
 	done := make(chan error, 1)
-	go func() { done <- a.Run(context.Background()) }()
+	go func() { done <- a.Run(context.Background(), e) }()
 	if _, err := io.WriteString(w, "long task\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +397,7 @@ func TestInterruptWhenIdleQuits(t *testing.T) {
 	e := &scriptEngine{}
 	a, _ := newAdapter(t, in, true, e)
 	done := make(chan error, 1)
-	go func() { done <- a.Run(context.Background()) }()
+	go func() { done <- a.Run(context.Background(), e) }()
 	a.Interrupt()
 	if err := <-done; err != nil {
 		t.Fatalf("Run = %v", err)
@@ -417,7 +416,7 @@ func TestRunReportsFailedRun(t *testing.T) {
 		}
 	}}
 	a, out := newAdapter(t, strings.NewReader("hello\n"), false, e)
-	if err := a.Run(context.Background()); !errors.Is(err, terminal.ErrRunFailed) {
+	if err := a.Run(context.Background(), e); !errors.Is(err, terminal.ErrRunFailed) {
 		t.Errorf("Run = %v, want ErrRunFailed", err)
 	}
 	if want := "⚠ error: cannot reach the model server\n"; out.String() != want {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opsgate/opsgate/adapters/chats"
 	"github.com/opsgate/opsgate/adapters/terminal"
 	"github.com/opsgate/opsgate/core"
 )
@@ -88,7 +89,6 @@ func (e *env) chat(ctx context.Context, args []string) int {
 		Color:       interactive && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb",
 		User:        who,
 		ConvKey:     conv.key,
-		Engine:      a.engine,
 		Logger:      e.log,
 	})
 	// The terminal shows the events of its person's conversations (the
@@ -129,9 +129,9 @@ func (e *env) chat(ctx context.Context, args []string) int {
 	}
 
 	if *message != "" {
-		err = term.Ask(runCtx, *message)
+		err = term.Ask(runCtx, a.engine, *message)
 	} else {
-		err = term.Run(runCtx)
+		err = term.Run(runCtx, a.engine)
 	}
 	interrupted := runCtx.Err() != nil
 	cancel()
@@ -175,5 +175,5 @@ func localUser(getenv func(string) string) core.Actor {
 	}
 	// An identity "terminal:<user>" (docs/design.md §11): a policy's people can
 	// name it, and it can never be SystemActor's.
-	return core.Actor{ID: "terminal:" + name, Name: name}
+	return core.Actor{ID: chats.Qualify("terminal", name), Name: name}
 }

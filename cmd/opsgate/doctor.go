@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opsgate/opsgate/adapters/chats"
 	"github.com/opsgate/opsgate/adapters/httpapi"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/llm"
@@ -332,12 +333,14 @@ func schemaFix(loc memory.Location) string {
 // checkRest checks the chat adapters' configuration and reports what is
 // configured but not yet part of this build.
 func (e *env) checkRest(r *report, cfg *config.Config, apiTokens int) {
-	chats, err := buildChats(cfg, e.log, &engineRef{})
+	set, err := buildChats(cfg, e.log, nil)
 	if err != nil {
 		r.fail("adapter", "correct that adapter's section of the configuration", "%v", err)
+		set = chats.NewSet() // none: schedules on a platform are not enabled
+		set.Route(chats.LogChat(e.log))
 	}
-	for _, c := range chats {
-		r.ok("adapter", "%s configured (its token is checked when opsgate serve connects)", c.name)
+	for _, name := range set.Names() {
+		r.ok("adapter", "%s configured (its token is checked when opsgate serve connects)", name)
 	}
 	// Nothing to serve is a warning, not a failure: it is the normal state
 	// of someone who only uses opsgate chat, and serve itself refuses it.
@@ -346,7 +349,7 @@ func (e *env) checkRest(r *report, cfg *config.Config, apiTokens int) {
 		r.warn("serve", "%s: opsgate chat works, opsgate serve refuses to start; %s", what, fix)
 	}
 	if len(cfg.Schedules) > 0 {
-		if scheds, err := buildSchedules(cfg, append(chats, logChat(slog.New(slog.DiscardHandler)))); err != nil {
+		if scheds, err := buildSchedules(cfg, set); err != nil {
 			r.fail("sched", "enable the target's platform or change the schedule's target", "%v", err)
 		} else {
 			for _, s := range scheds {

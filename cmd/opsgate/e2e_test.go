@@ -22,6 +22,7 @@ import (
 	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
+	"github.com/opsgate/opsgate/internal/kubetest"
 )
 
 // The end-to-end tests run the real binary, built once per test process.
@@ -37,6 +38,7 @@ var (
 func TestMain(m *testing.M) {
 	faultParallel()
 	code := pgtest.Main(m)
+	kubetest.StopShared() // the Kubernetes tests' control plane, if one started
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

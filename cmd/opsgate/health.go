@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/opsgate/opsgate/adapters/chats"
 	"github.com/opsgate/opsgate/adapters/httpapi"
 	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/internal/metrics"
@@ -29,7 +30,7 @@ const storeCheckTimeout = 2 * time.Second
 type health struct {
 	log   *slog.Logger
 	ping  func(ctx context.Context) error // the store's
-	chats []chat
+	chats *chats.Set
 	model *modelProbe
 	tools func() []tools.ServerState
 	// live tells whether this replica can show it is alive (app.liveness).
@@ -55,9 +56,9 @@ type readiness struct {
 // mode), health's, and the API with its web console. The model and tool
 // states feed m too. closeStreams ends the API's open streams; the server's Shutdown would
 // wait for them otherwise.
-func (e *env) routes(a *app, chats []chat, m *metrics.Metrics) (h http.Handler, closeStreams func()) {
+func (e *env) routes(a *app, set *chats.Set, m *metrics.Metrics) (h http.Handler, closeStreams func()) {
 	hl := &health{
-		log: e.log, ping: storePing(a.store), chats: chats, tools: a.tools.States, live: a.liveness,
+		log: e.log, ping: storePing(a.store), chats: set, tools: a.tools.States, live: a.liveness,
 		model: &modelProbe{ping: a.model.Ping, lastAnswer: m.LastModelAnswer, now: time.Now},
 	}
 	m.Watch(metrics.Sources{
@@ -69,10 +70,8 @@ func (e *env) routes(a *app, chats []chat, m *metrics.Metrics) (h http.Handler, 
 		Liveness:   func() bool { ok, _ := a.liveness(); return ok },
 	})
 	mux := http.NewServeMux()
-	for _, c := range chats {
-		for pattern, hd := range c.routes {
-			mux.Handle(pattern, hd)
-		}
+	for pattern, hd := range set.Routes(a.engine) {
+		mux.Handle(pattern, hd)
 	}
 	hl.mount(mux, m)
 	closeStreams = func() {}
@@ -130,8 +129,8 @@ func (h *health) check(ctx context.Context) readiness {
 		ok, detail := h.live()
 		comps = append(comps, component{Name: "liveness", OK: ok, Detail: detail})
 	}
-	for _, s := range h.adapters() {
-		comps = append(comps, component{Name: "adapter:" + s.name, OK: s.ok, Detail: s.detail})
+	for _, s := range h.chats.Health() {
+		comps = append(comps, component{Name: "adapter:" + s.Name, OK: s.OK, Detail: s.Detail})
 	}
 	comps = append(comps, <-model)
 	for _, s := range h.tools() {
@@ -155,25 +154,11 @@ func (h *health) store(ctx context.Context) component {
 	return component{Name: "store", OK: true}
 }
 
-type adapterHealth struct {
-	name, detail string
-	ok           bool
-}
-
-func (h *health) adapters() []adapterHealth {
-	out := make([]adapterHealth, len(h.chats))
-	for i, c := range h.chats {
-		ok, detail := c.health()
-		out[i] = adapterHealth{name: c.name, ok: ok, detail: detail}
-	}
-	return out
-}
-
 // adapterStates is the metrics' view of the adapters.
 func (h *health) adapterStates() []metrics.AdapterState {
 	var out []metrics.AdapterState
-	for _, a := range h.adapters() {
-		out = append(out, metrics.AdapterState{Name: a.name, Up: a.ok})
+	for _, a := range h.chats.Health() {
+		out = append(out, metrics.AdapterState{Name: a.Name, Up: a.OK})
 	}
 	return out
 }

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/opsgate/opsgate/adapters/chats"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/schedule"
 	"github.com/opsgate/opsgate/internal/config"
@@ -29,132 +29,29 @@ Without arguments, list the configured schedules with their next fires.
 
 // buildSchedules parses the configured schedules; a target on a platform
 // that is not enabled is an error naming the schedule.
-func buildSchedules(cfg *config.Config, chats []chat) ([]schedule.Schedule, error) {
+func buildSchedules(cfg *config.Config, set *chats.Set) ([]schedule.Schedule, error) {
 	var out []schedule.Schedule
 	for i, s := range cfg.Schedules {
 		spec, err := schedule.Parse(s.Cron)
 		if err != nil {
 			return nil, fmt.Errorf("config: schedules[%d].cron: %w", i, err)
 		}
-		if s.Target != "log" {
-			platform, _, _ := strings.Cut(s.Target, ":")
-			if c := chatNamed(chats, platform); c == nil || c.thread == nil {
-				return nil, fmt.Errorf("config: schedules[%d].target: %s is not enabled (schedule %q)", i, platform, s.Name)
-			}
+		if err := set.CheckTarget(s.Target); err != nil {
+			return nil, fmt.Errorf("config: schedules[%d].target: %w (schedule %q)", i, err, s.Name)
 		}
 		out = append(out, schedule.Schedule{Name: s.Name, Spec: spec, Prompt: s.Prompt, Target: s.Target, CatchUp: s.CatchUp})
 	}
 	return out, nil
 }
 
-func chatNamed(chats []chat, name string) *chat {
-	for i := range chats {
-		if chats[i].name == name {
-			return &chats[i]
-		}
+// scheduleTarget is where the app's fires run: in set's threads, with the
+// toolsets each schedule loads.
+func scheduleTarget(cfg *config.Config, a *app, set *chats.Set, log *slog.Logger) *chats.Target {
+	toolsets := map[string][]string{}
+	for _, s := range cfg.Schedules {
+		toolsets[s.Name] = s.Toolsets
 	}
-	return nil
-}
-
-// scheduleTarget starts a fire's run: a root message in the target naming
-// the schedule, then the prompt as a message from "schedule:<name>".
-type scheduleTarget struct {
-	engine   *core.Engine
-	store    core.Store
-	chats    []chat
-	toolsets map[string][]string // schedule name -> toolsets to load
-	log      *slog.Logger
-}
-
-// ScheduleActor is who a schedule's runs are requested by: approvals of
-// its writes go to the schedule's approvers (the policy knows them by this
-// identity), and cards name the schedule.
-func scheduleActor(name string) core.Actor {
-	return core.Actor{ID: "schedule:" + name, Name: "schedule " + name}
-}
-
-func (t *scheduleTarget) Start(ctx context.Context, s schedule.Schedule, at time.Time) (string, error) {
-	conv, err := t.thread(ctx, s, fmt.Sprintf("⏰ Scheduled run of %s (%s): %s", s.Name, at.UTC().Format("2006-01-02 15:04:05 MST"), s.Prompt))
-	if err != nil {
-		return "", err
-	}
-	if ts := t.toolsets[s.Name]; len(ts) > 0 {
-		c := core.Conversation{Key: conv}
-		for _, name := range ts {
-			c.Toolsets = append(c.Toolsets, core.Toolset{Name: name})
-		}
-		if err := t.store.Apply(ctx, core.Batch{Conversation: &c}); err != nil {
-			return conv, fmt.Errorf("schedule %s: load its toolsets: %w", s.Name, err)
-		}
-	}
-	in := core.Inbound{
-		ConvKey: conv, MessageID: "fire:" + strconv.FormatInt(at.Unix(), 10),
-		User: scheduleActor(s.Name), Text: s.Prompt, Time: at,
-	}
-	if err := t.engine.Handle(ctx, in); err != nil {
-		return conv, fmt.Errorf("schedule %s: %w", s.Name, err)
-	}
-	return conv, nil
-}
-
-func (t *scheduleTarget) Skipped(ctx context.Context, s schedule.Schedule, at time.Time) {
-	msg := fmt.Sprintf("⏭ Skipped the %s run of %s: the previous run is still going.", at.UTC().Format("15:04:05 MST"), s.Name)
-	if _, err := t.thread(ctx, s, msg); err != nil {
-		t.log.Error("schedule: say a fire was skipped", "schedule", s.Name, "err", err)
-	}
-}
-
-func (t *scheduleTarget) Busy(ctx context.Context, conv string) bool {
-	st, err := t.engine.Status(ctx, conv)
-	if err != nil {
-		return true // ask again; a store hiccup must not end the watch
-	}
-	return st.Busy || st.ActiveRun != nil || len(st.PendingApprovals) > 0 || st.Queued > 0
-}
-
-// thread posts text where s posts and returns the conversation under it.
-func (t *scheduleTarget) thread(ctx context.Context, s schedule.Schedule, text string) (string, error) {
-	if s.Target == "log" {
-		t.log.Info(text, "schedule", s.Name)
-		return "schedule:" + s.Name + ":" + strconv.FormatInt(time.Now().UnixNano(), 36), nil
-	}
-	platform, where, _ := strings.Cut(s.Target, ":")
-	c := chatNamed(t.chats, platform)
-	if c == nil || c.thread == nil {
-		return "", fmt.Errorf("schedule %s: %s is not enabled", s.Name, platform)
-	}
-	return c.thread(ctx, where, text, s.Name)
-}
-
-// logChat is the target "log": a fire's run is written to the log (and,
-// as every run, to the audit log) instead of a chat.
-func logChat(log *slog.Logger) chat {
-	log = log.With("adapter", "log")
-	return chat{
-		name:   "log",
-		owns:   func(key string) bool { return strings.HasPrefix(key, "schedule:") },
-		sender: core.SenderFunc(func(_ context.Context, ev core.Event) error { logEvent(log, ev); return nil }),
-		run:    func(ctx context.Context) error { <-ctx.Done(); return nil },
-		close:  func() error { return nil },
-		health: func() (bool, string) { return true, "writes to the log" },
-	}
-}
-
-func logEvent(log *slog.Logger, ev core.Event) {
-	switch ev.Type {
-	case core.EventGenerationComplete:
-		log.Info("answer", "conv", ev.ConvKey, "run", ev.RunID, "text", ev.Text)
-	case core.EventToolAwaitingApproval:
-		if a := ev.Approval; a != nil {
-			log.Warn("approval needed", "conv", ev.ConvKey, "tool", a.Tool, "approval", a.ID)
-		}
-	case core.EventToolResult, core.EventToolError:
-		if c := ev.Call; c != nil {
-			log.Info(string(ev.Type), "conv", ev.ConvKey, "tool", c.Name)
-		}
-	case core.EventWorkflowError:
-		log.Error("run failed", "conv", ev.ConvKey, "run", ev.RunID, "err", ev.Text)
-	}
+	return &chats.Target{Engine: a.engine, Store: a.store, Chats: set, Toolsets: toolsets, Log: log}
 }
 
 // replicaName names this process in the fire ledger.
@@ -219,13 +116,11 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 		e.fail(fmt.Errorf("schedules run: no schedule named %q", name))
 		return exitError
 	}
-	ref := &engineRef{}
-	chats, err := buildChats(cfg, e.log, ref)
+	chats, err := buildChats(cfg, e.log, nil)
 	if err != nil {
 		e.fail(err)
 		return exitError
 	}
-	chats = append(chats, logChat(e.log))
 	scheds, err := buildSchedules(cfg, chats)
 	if err != nil {
 		e.fail(err)
@@ -249,15 +144,8 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 		e.fail(err)
 		return exitError
 	}
-	ref.e, ref.red, ref.store = a.engine, a.red, a.store
-	subscribeChats(a.engine, chats)
-	defer e.closeApp(a, func() error {
-		var errs []error
-		for _, c := range chats {
-			errs = append(errs, c.close())
-		}
-		return errors.Join(errs...)
-	})
+	serveChats(chats, a)
+	defer e.closeApp(a, chats.Close)
 	ledger, ok := a.store.(core.FireLedger)
 	if !ok {
 		e.fail(errors.New("schedules run: the store keeps no fire ledger"))
@@ -274,7 +162,7 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 	defer func() { cancel(); <-engineDone }()
 	r := &schedule.Runner{
 		Ledger: ledger, Replica: replicaName(), Log: e.log, Poll: 200 * time.Millisecond,
-		Target: &scheduleTarget{engine: a.engine, store: a.store, chats: chats, toolsets: scheduleToolsets(cfg), log: e.log},
+		Target: scheduleTarget(cfg, a, chats, e.log),
 	}
 	conv, err := r.FireNow(ctx, scheds[idx])
 	// The run's last events may still be on their way to the log target:
@@ -292,12 +180,4 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 	}
 	fmt.Fprintf(e.stderr, "schedule %s ran in %s\n", name, conv)
 	return exitOK
-}
-
-func scheduleToolsets(cfg *config.Config) map[string][]string {
-	m := map[string][]string{}
-	for _, s := range cfg.Schedules {
-		m[s.Name] = s.Toolsets
-	}
-	return m
 }

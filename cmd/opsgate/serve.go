@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"github.com/opsgate/opsgate/core"
@@ -13,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/opsgate/opsgate/internal/metrics"
@@ -74,15 +72,12 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	// mistake starts nothing.
 	started := time.Now()
 	m := metrics.New(version, started)
-	ref := &engineRef{m: m}
-	chats, err := buildChats(cfg, e.log, ref)
+	chats, err := buildChats(cfg, e.log, m)
 	if err != nil {
 		e.fail(err)
 		return exitError
 	}
-	// The log target of schedules is routed like a chat, but is none.
-	routed := append(chats[:len(chats):len(chats)], logChat(e.log))
-	scheds, err := buildSchedules(cfg, routed)
+	scheds, err := buildSchedules(cfg, chats)
 	if err != nil {
 		e.fail(err)
 		return exitError
@@ -95,31 +90,10 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	// Without a coordinator (SQLite) this process's fires are known alive
 	// by its own lease.
 	a.holdReplicaLease(ctx, replicaName(), e.log)
-	ref.e, ref.red, ref.store = a.engine, a.red, a.store
 	a.engine.Subscribe("", m.Subscriber(), core.SubscribeOptions{})
-	subscribeChats(a.engine, routed)
-	if leaser, ok := a.store.(core.Leaser); ok {
-		for i := range chats {
-			if chats[i].lease == "" {
-				continue
-			}
-			c := chats[i] // with the adapter's own run and health
-			c.standby = &atomic.Bool{}
-			chats[i].standby = c.standby
-			chats[i].health = standbyHealth(&c)
-			chats[i].run = func(ctx context.Context) error { return leased(ctx, leaser, &c, e.log.With("adapter", c.name)) }
-		}
-	}
+	serveChats(chats, a)
 	reloadPolicyOnHUP(ctx, a.policy, cfg.Policy.File, e.log)
-	closeChats := func() error {
-		var errs []error
-		for _, c := range chats {
-			if err := c.close(); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
-			}
-		}
-		return errors.Join(errs...)
-	}
+	closeChats := chats.Close
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {
 		e.fail(fmt.Errorf("serve: server.listen: %w", err))
@@ -137,7 +111,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	go func() { served <- srv.Serve(ln) }()
 
 	// Messages stored before a crash but never handled run first.
-	if n, err := a.engine.Recover(ctx, ownedByAny(routed)); err != nil {
+	if n, err := a.engine.Recover(ctx, chats.Owns); err != nil {
 		e.log.Error("recovering messages stored before a restart", "err", err)
 	} else if n > 0 {
 		e.log.Info("recovered messages stored before a restart", "count", n)
@@ -145,17 +119,13 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	engineDone := make(chan struct{})
 	go func() { a.engine.Run(runCtx); close(engineDone) }()
-	chatErr := make(chan error, len(chats))
+	chatErr := make(chan error, len(chats.Chats()))
 	var running sync.WaitGroup
-	for _, c := range chats {
-		running.Add(1)
-		go func() {
-			defer running.Done()
-			if err := c.run(runCtx); err != nil {
-				chatErr <- err // adapters prefix their errors with their name
-			}
-		}()
-	}
+	running.Add(1)
+	go func() {
+		defer running.Done()
+		chats.Run(runCtx, a.engine, chatErr)
+	}()
 	var fires *schedule.Runner
 	if len(scheds) > 0 {
 		// Both stores keep the ledger (core.FireLedger).
@@ -163,7 +133,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		r := &schedule.Runner{
 			Schedules: scheds, Ledger: ledger, Replica: replicaName(), Log: e.log.With("component", "schedule"),
 			Alive:  a.liveness,
-			Target: &scheduleTarget{engine: a.engine, store: a.store, chats: routed, toolsets: scheduleToolsets(cfg), log: e.log},
+			Target: scheduleTarget(cfg, a, chats, e.log),
 		}
 		fires = r
 		running.Add(1)
@@ -173,7 +143,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		}()
 	}
 	e.log.Info("opsgate serving", "version", version, "addr", ln.Addr().String(),
-		"model", cfg.LLM.Model, "toolsets", serverNames(cfg), "adapters", chatNames(chats),
+		"model", cfg.LLM.Model, "toolsets", serverNames(cfg), "adapters", chats.Names(),
 		"schedules", startedSchedules(cfg))
 
 	code := exitOK
@@ -223,12 +193,4 @@ func (e *env) closeApp(a *app, then ...func() error) {
 	if err := a.shutdown(ctx, then...); err != nil {
 		e.log.Warn("shutdown", "err", err)
 	}
-}
-
-func chatNames(chats []chat) []string {
-	names := make([]string, len(chats))
-	for i, c := range chats {
-		names[i] = c.name
-	}
-	return names
 }
