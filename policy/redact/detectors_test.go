@@ -228,7 +228,8 @@ func TestBadPatternIsAnError(t *testing.T) {
 
 // A bare word where a Secret's JSON data map wants a value is not JSON:
 // the JSON mode hands it back whole, so the detectors still see it (a
-// configured secret, an Authorization line). Found by FuzzStreamEqualsWhole.
+// configured secret, an Authorization line, a private key). Found by
+// FuzzStreamEqualsWhole.
 func TestJSONDataBareWordIsScannedAgain(t *testing.T) {
 	r := mustNew(t, Options{Secrets: []string{"hunter2hunter2"}})
 	for _, text := range []string{
@@ -236,9 +237,12 @@ func TestJSONDataBareWordIsScannedAgain(t *testing.T) {
 		`\"data\":{\"00\":` + "\nAuthorization: Bearer abcdefghijklmnop0123\n} " + `\"kind\":\"Secret\"`,
 		`{"data": {"a": ` + "\nAuthorization: Bearer abcdefghijklmnop0123\n" + `}, "kind": "Secret"}`,
 		`{"data": {"a": 12, "b": true, "c": "YQ=="}, "kind": "Secret"}`,
+		// A private key where a value was expected: taken as a bare value,
+		// its BEGIN line ended the value and its body was shown.
+		`0000\"data\":{\"00":` + "\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1xQ7r2Zk\n-----END RSA PRIVATE KEY-----\n00000000} " + `\"kind\":\"Secret"`,
 	} {
 		got := r.String(text)
-		if s := leak(got, []string{"hunter2hunter2", "abcdefghijklmnop0123", "YQ=="}); s != "" {
+		if s := leak(got, []string{"hunter2hunter2", "abcdefghijklmnop0123", "YQ==", "MIIEpAIBAAKCAQEA1xQ7r2Zk"}); s != "" {
 			t.Errorf("%q leaks %q:\n%q", text, s, got)
 		}
 		for n := 1; n <= 7; n++ {

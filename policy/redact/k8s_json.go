@@ -171,6 +171,22 @@ func (sc *scanner) stepJSON(buf string, final bool, out *strings.Builder) (int, 
 			m.lex.feed(c)
 			continue
 		}
+		if c == '-' && scalar < 0 && m.lex.bs == 0 && m.want == wantValue {
+			// A private key block where a bare value was expected is the
+			// PEM detector's: taken as a value, it would end at the space
+			// in its BEGIN line and leave the key's body in the clear.
+			w, fin := buf, final
+			if len(buf)-i >= maxHold {
+				w, fin = buf[:i+maxHold], true
+			}
+			switch pemAt(w, i, fin).st {
+			case found:
+				sc.mode = mode{}
+				return i, true
+			case partial:
+				return i, i > 0 // held until the BEGIN line is whole
+			}
+		}
 		bs := m.lex.bs
 		ev := m.lex.feed(c)
 		if !m.accept(c, bs, ev) {
