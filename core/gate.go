@@ -261,9 +261,9 @@ func (e *Engine) pause(ctx context.Context, rs *runState, rest []PendingCall) er
 	var proposed []AuditEntry
 	for _, a := range approvals {
 		proposed = append(proposed, AuditEntry{Time: now, Kind: AuditProposed, ConvKey: a.ConvKey, RunID: a.RunID, ApprovalID: a.ID,
-			Actor: a.Requester, Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk,
-			RiskSource: rest[indexOfApproval(rest, a.ID)].Tool.RiskSource})
+			Actor: a.Requester, Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk})
 	}
+	setRiskSources(proposed, rest)
 	cp := Checkpoint{
 		RunID: rs.run.ID, ConvKey: rs.run.ConvKey, Requester: rs.run.Requester, Pending: rest,
 		Toolsets: rs.toolsets, Iteration: rs.run.Iterations, CreatedAt: now,

@@ -124,23 +124,14 @@ type MCPServer struct {
 	// CallTimeout overrides tools.call_timeout for this server; 0 (or
 	// absent) means tools.call_timeout.
 	CallTimeout time.Duration `yaml:"call_timeout"`
+	// Annotations override the risk the server's own MCP annotations give
+	// its tools (docs/design.md §3).
+	Annotations Annotations `yaml:"annotations"`
 	// Roots are the directories the server serves (absolute, or relative
 	// to the working directory): a policy args glob also matches a path
 	// inside one relative to it. The filesystem server's own are learnt
 	// from its list_allowed_directories.
 	Roots []string `yaml:"roots"`
-	// Annotations override the risk the server's own MCP annotations give
-	// its tools (docs/design.md §3).
-	Annotations Annotations `yaml:"annotations"`
-}
-
-// Annotations are globs over a server's own tool names. Read makes a tool
-// a read (run without approval) only when its server claims nothing about
-// it; Destructive makes any tool destructive. A list given must not be
-// empty.
-type Annotations struct {
-	Read        []string `yaml:"read"`
-	Destructive []string `yaml:"destructive"`
 }
 
 // Approvals tunes the approval gate (which itself cannot be turned off).
