@@ -1,32 +1,32 @@
 package core
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
 
-// Errors shared by the engine and stores; test with errors.Is.
+// Errors shared by the engine and stores; test with errors.Is, or read
+// their kind with KindOf (what every surface shows comes from the kind).
 var (
 	// ErrNotFound: the conversation, run, checkpoint or approval does not exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = NewKindError(KindNotFound, "not found")
 	// ErrAlreadyDecided: an approval was decided before (first decision wins).
-	ErrAlreadyDecided = errors.New("already decided")
+	ErrAlreadyDecided = NewKindError(KindAlreadyDecided, "already decided")
 	// ErrExpired: an approval passed its expiry; it counts as denied.
-	ErrExpired = errors.New("approval expired")
+	ErrExpired = NewKindError(KindExpired, "approval expired")
 	// ErrNotAllowed: the actor may not decide this approval.
-	ErrNotAllowed = errors.New("not allowed to decide this approval")
+	ErrNotAllowed = NewKindError(KindNotAllowed, "not allowed to decide this approval")
 	// ErrShuttingDown: the engine no longer accepts messages; the platform
 	// should redeliver the message later (it was not stored).
-	ErrShuttingDown = errors.New("engine is shutting down")
+	ErrShuttingDown = NewKindError(KindShuttingDown, "engine is shutting down")
 	// ErrHashMismatch: the action about to run is not the one approved.
-	ErrHashMismatch = errors.New("action does not match the approved action hash")
+	ErrHashMismatch = NewKindError(KindHashMismatch, "action does not match the approved action hash")
 	// ErrAlreadyVoted: this person's vote on the approval is already
 	// counted (a quorum counts each person once).
-	ErrAlreadyVoted = errors.New("already voted")
+	ErrAlreadyVoted = NewKindError(KindAlreadyVoted, "already voted")
 	// ErrRateLimited: the person started too many runs in the last minute;
 	// the message was not stored (see LimitError).
-	ErrRateLimited = errors.New("too many runs")
+	ErrRateLimited = NewKindError(KindRateLimited, "too many runs")
 )
 
 // LimitError is Handle's refusal of a message over the person's run limit
@@ -41,6 +41,9 @@ func (e *LimitError) Error() string {
 // Is makes errors.Is(err, ErrRateLimited) hold.
 func (e *LimitError) Is(target error) bool { return target == ErrRateLimited }
 
+// Kind is KindRateLimited.
+func (e *LimitError) Kind() Kind { return KindRateLimited }
+
 // NotAllowedError is Decide's refusal: Reason is the policy's sentence
 // (Eligibility.Reason) to show the person, so what is said is what is
 // enforced. It matches ErrNotAllowed.
@@ -50,6 +53,9 @@ func (e *NotAllowedError) Error() string { return ErrNotAllowed.Error() + ": " +
 
 // Is makes errors.Is(err, ErrNotAllowed) hold.
 func (e *NotAllowedError) Is(target error) bool { return target == ErrNotAllowed }
+
+// Kind is KindNotAllowed.
+func (e *NotAllowedError) Kind() Kind { return KindNotAllowed }
 
 // SchemaError reports a database whose schema is not the one its
 // migrations made: it was changed outside opsgate. Each entry is a kind and

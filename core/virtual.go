@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -62,8 +61,8 @@ type Proposal struct {
 	Expiry time.Duration
 }
 
-// ErrNoAdmins: a proposal nobody may decide.
-var ErrNoAdmins = errors.New("nobody may decide it: no admins are configured (policy role admin, or the platform's approvers)")
+// ErrNoAdmins: a proposal nobody may decide (KindNotAllowed).
+var ErrNoAdmins = NewKindError(KindNotAllowed, "nobody may decide it: no admins are configured (policy role admin, or the platform's approvers)")
 
 // Propose records p as an approval request of this call, audits and
 // announces it, and returns it. The run goes on; the decision comes later.

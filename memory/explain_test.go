@@ -2,38 +2,14 @@ package memory
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/opsgate/opsgate/internal/golden"
 	"github.com/opsgate/opsgate/memory/docs"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
-	}
-}
 
 // acceptance 10: `memory search --explain` shows every component of every
 // result. The golden file is SQLite's; the store's own relevance differs
@@ -78,7 +54,7 @@ func TestExplainGolden(t *testing.T) {
 			}
 			return
 		}
-		golden(t, "explain.golden", b.Bytes())
+		golden.Check(t, filepath.Join("testdata", "explain.golden"), b.Bytes())
 	})
 }
 

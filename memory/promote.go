@@ -38,8 +38,9 @@ type proposal struct {
 }
 
 // ErrChanged is a promotion of a document whose content is no longer
-// what was proposed.
-var ErrChanged = errors.New("it changed since it was proposed; propose again")
+// what was proposed: its sha256 does not match, so its kind is
+// core.KindHashMismatch.
+var ErrChanged = core.NewKindError(core.KindHashMismatch, "it changed since it was proposed; propose again")
 
 func (t *promoteTool) Call(ctx context.Context, c core.VirtualCall) core.ToolResult {
 	var a proposeArgs

@@ -260,7 +260,7 @@ func (m *Memory) pack(cands []Scored, budget, maxDocs int) injection {
 			if len(in.refs) > 0 {
 				continue
 			}
-			body, n, ok := truncate(c.Doc, room, cost-num, count)
+			body, n, ok := fitLines(c.Doc, room, cost-num, count)
 			if !ok {
 				continue
 			}
@@ -340,11 +340,11 @@ func minTokens(s string) int {
 	return n
 }
 
-// truncate returns d's entry cut at a line boundary to fit room tokens,
+// fitLines returns d's entry cut at a line boundary to fit room tokens,
 // and its tokens, when at least minTruncated of the whole entry (whole
 // tokens) fits. Lines are counted one by one (a line's count is never
 // less than its share of the whole), then the cut entry once more.
-func truncate(d docs.Document, room, whole int, count func(string) int) (string, int, bool) {
+func fitLines(d docs.Document, room, whole int, count func(string) int) (string, int, bool) {
 	if float64(room) < minTruncated*float64(whole) {
 		return "", 0, false
 	}

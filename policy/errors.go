@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
+
+	"github.com/opsgate/opsgate/core"
 )
 
 // Error is a problem in a policy file, printed "FILE:LINE: key: what is
@@ -29,6 +31,9 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Kind is core.KindInvalid: the policy file is not valid.
+func (e *Error) Kind() core.Kind { return core.KindInvalid }
 
 // yamlLine finds the line in yaml.v3's syntax errors ("yaml: line 3: …").
 // Compiled on the first error, not at every start.

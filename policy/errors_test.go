@@ -2,9 +2,12 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/opsgate/opsgate/core"
 )
 
 // Issue 10, acceptance 9 (first part): each malformed policy file gives one
@@ -121,5 +124,14 @@ func TestEmptyFileIsDefaults(t *testing.T) {
 	}
 	if n, r, k := pol.Counts(); n+r+k != 0 || !pol.Redact().ModelInput {
 		t.Errorf("empty file: counts %d %d %d, model_input %v", n, r, k, pol.Redact().ModelInput)
+	}
+}
+
+// Issue 22 review finding 3: a policy file's problem is an invalid input
+// in core's one table of error kinds.
+func TestPolicyErrorIsKindInvalid(t *testing.T) {
+	err := fmt.Errorf("load: %w", &Error{File: "policy.yaml", Line: 3, Key: "rules[0].match.tool", Msg: "empty"})
+	if got := core.KindOf(err); got != core.KindInvalid {
+		t.Errorf("KindOf(%v) = %s, want invalid", err, got)
 	}
 }

@@ -136,9 +136,17 @@ func (a *Adapter) handleClick(ctx context.Context, i *discordgo.Interaction) {
 	}
 	_, allowed, err := a.mayTalk(ctx, i, user)
 	if act == render.ActionStop {
-		// discord.approvers go to the policy, not to the adapter: here
-		// nobody is an approver outside the places the bot answers in.
-		allowed = policy.MayStop(allowed, false)
+		// The one rule of every platform: approvers (discord.approvers)
+		// may stop a run even where they may not talk to the bot.
+		if policy.MayStop(allowed && err == nil, listed(a.cfg.Approvers, user.ID)) {
+			a.clickStop(ctx, i, ConvKey(i.GuildID, i.ChannelID), id, user)
+			return
+		}
+		if err == nil {
+			a.log.Info("stop click refused", "user", user.ID, "channel", i.ChannelID)
+			a.whisper(ctx, i, render.StopRefusal)
+			return
+		}
 	}
 	switch {
 	case err != nil:
@@ -149,11 +157,7 @@ func (a *Adapter) handleClick(ctx context.Context, i *discordgo.Interaction) {
 		a.whisper(ctx, i, textNotHere)
 		return
 	}
-	key := ConvKey(i.GuildID, i.ChannelID)
-	switch act {
-	case render.ActionStop:
-		a.clickStop(ctx, i, key, id, user)
-	case render.ActionApprove, render.ActionDeny:
+	if act == render.ActionApprove || act == render.ActionDeny {
 		a.clickDecide(ctx, i, id, act == render.ActionApprove, user)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/policy"
 )
 
 // Access (docs/design.md §17) is checked in two places only: admit, for every
@@ -27,7 +28,7 @@ var routeAccess = map[string]access{
 	"GET /api/v1/conversations/{key}/events":    {scope: ScopeRead, conv: pathConv},
 	"GET /api/v1/approvals":                     {scope: ScopeRead},
 	"POST /api/v1/approvals/{id}/decision":      {scope: ScopeApprove, conv: approvalConv, counted: true},
-	"POST /api/v1/runs/{id}/stop":               {scope: ScopeWrite, conv: runConv},
+	"POST /api/v1/runs/{id}/stop":               {scope: ScopeWrite, stop: true, conv: runConv},
 	"GET /api/v1/audit":                         {scope: ScopeRead},
 	"GET /api/v1/memory/search":                 {scope: ScopeRead},
 	"GET /api/v1/schedules":                     {scope: ScopeRead},
@@ -46,6 +47,10 @@ type access struct {
 	// conversation another person is about to start. (Following one
 	// before it starts is 404 for everyone, from the handler.)
 	create bool
+	// stop: the route presses Stop, which policy.MayStop allows, as in
+	// every chat: whoever may talk (scope, write) or decide approvals
+	// (approve).
+	stop bool
 	// counted: a 404 here is told to Options.Decided, as the handler
 	// tells the decisions it answers.
 	counted bool
@@ -103,16 +108,33 @@ func (a *API) guard(pattern string, h func(http.ResponseWriter, *http.Request, c
 					// as the 404 it gets, as a click on an unknown card.
 					a.o.Decided(core.ErrNotFound)
 				}
-				writeError(w, http.StatusNotFound, "not_found", notFoundText(r))
+				writeKind(w, core.KindNotFound, notFoundText(r))
 				return
 			}
 		}
-		if !hasScope(v.token.Scopes, need.scope) {
-			insufficient(w, need.scope)
+		if !need.allows(v.token.Scopes) {
+			insufficient(w, need.scopeText())
 			return
 		}
 		h(w, r, v.actor)
 	}
+}
+
+// allows reports whether a token with scopes may take the route.
+func (need access) allows(scopes []string) bool {
+	ok := hasScope(scopes, need.scope)
+	if need.stop {
+		ok = policy.MayStop(ok, hasScope(scopes, ScopeApprove))
+	}
+	return ok
+}
+
+// scopeText names the scopes the route takes.
+func (need access) scopeText() string {
+	if need.stop {
+		return need.scope + " or " + ScopeApprove
+	}
+	return need.scope
 }
 
 func insufficient(w http.ResponseWriter, scope string) {

@@ -197,7 +197,7 @@ func (a *API) noRoute(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(allow) == 0 {
-		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
+		writeKind(w, core.KindNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
 		return
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))
@@ -236,25 +236,37 @@ func (a *API) reply(w http.ResponseWriter, status int, v any) {
 	w.Write(body)
 }
 
-// fail answers err: a kind the API knows as its 4xx, anything else as 500
-// (logged; its text is not shown).
+// fail answers err by its kind, from core's one table: the kind's status
+// and code, and its description after what was asked for ("run 9f3a: it
+// no longer exists, or never did"). Two kinds carry a better sentence:
+// the policy's reason for a refusal, and the run limit's. An internal
+// failure is logged; its text is not shown.
 func (a *API) fail(w http.ResponseWriter, what string, err error) {
+	k := core.KindOf(err)
+	info := k.Info()
+	msg := what + ": " + info.Text
 	var na *core.NotAllowedError
+	var limit *core.LimitError
 	switch {
-	case errors.As(err, &na):
-		writeError(w, http.StatusForbidden, "forbidden", a.o.Redact(na.Reason))
-	case errors.Is(err, core.ErrNotFound):
-		writeError(w, http.StatusNotFound, "not_found", what+" not found")
-	case errors.Is(err, core.ErrAlreadyVoted):
-		writeError(w, http.StatusConflict, "already_voted", "your vote on this approval is already counted")
-	case errors.Is(err, core.ErrAlreadyDecided):
-		writeError(w, http.StatusConflict, "already_decided", "this approval was already decided")
-	case errors.Is(err, core.ErrExpired):
-		writeError(w, http.StatusGone, "expired", "this approval expired; it counts as denied")
-	default:
+	case errors.As(err, &na) && na.Reason != "":
+		msg = a.o.Redact(na.Reason)
+	case errors.As(err, &limit):
+		msg = limit.Error()
+	case k == core.KindInternal:
 		a.log.Error("api: "+what, "err", err)
-		writeError(w, http.StatusInternalServerError, "internal", "opsgate could not answer; see its log")
 	}
+	if k == core.KindRateLimited {
+		w.Header().Set("Retry-After", "60")
+	}
+	writeError(w, info.Status, info.Code, msg)
+}
+
+// writeKind answers with kind k's status and code and message: the API's
+// own refusals (a path that names nothing, a bad parameter) say the same
+// kinds as the engine's.
+func writeKind(w http.ResponseWriter, k core.Kind, message string) {
+	info := k.Info()
+	writeError(w, info.Status, info.Code, message)
 }
 
 // errorBody is every error's shape.

@@ -10,7 +10,7 @@ import (
 // served so far), oldest first, across every platform.
 func (a *API) approvals(w http.ResponseWriter, r *http.Request, _ core.Actor) {
 	if s := r.URL.Query().Get("status"); s != "" && s != string(core.ApprovalPending) {
-		writeError(w, http.StatusBadRequest, "invalid", "status must be pending")
+		writeKind(w, core.KindInvalid, "status must be pending")
 		return
 	}
 	as, err := a.o.Store.PendingApprovals(r.Context())
@@ -40,7 +40,7 @@ func (a *API) decision(w http.ResponseWriter, r *http.Request, who core.Actor) {
 		return
 	}
 	if req.Decision != "approve" && req.Decision != "deny" {
-		writeError(w, http.StatusBadRequest, "invalid", `decision must be "approve" or "deny"`)
+		writeKind(w, core.KindInvalid, `decision must be "approve" or "deny"`)
 		return
 	}
 	id := r.PathValue("id")

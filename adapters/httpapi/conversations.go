@@ -72,7 +72,7 @@ func (a *API) conversation(w http.ResponseWriter, r *http.Request, _ core.Actor)
 		return
 	}
 	if c == nil {
-		writeError(w, http.StatusNotFound, "not_found", "no conversation "+strconv.Quote(key))
+		writeKind(w, core.KindNotFound, "no conversation "+strconv.Quote(key))
 		return
 	}
 	v := conversationView{Key: c.Key, Title: c.Title, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
@@ -113,7 +113,7 @@ func (a *API) followable(w http.ResponseWriter, r *http.Request, key, runID stri
 		return false
 	}
 	if c == nil {
-		writeError(w, http.StatusNotFound, "not_found", "no conversation "+strconv.Quote(key))
+		writeKind(w, core.KindNotFound, "no conversation "+strconv.Quote(key))
 		return false
 	}
 	if runID == "" {
@@ -138,7 +138,7 @@ func intParam(w http.ResponseWriter, r *http.Request, name string, def int) (int
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
-		writeError(w, http.StatusBadRequest, "invalid", name+" must be a non-negative integer")
+		writeKind(w, core.KindInvalid, name+" must be a non-negative integer")
 		return 0, false
 	}
 	return n, true

@@ -26,7 +26,7 @@ func (a *API) audit(w http.ResponseWriter, r *http.Request, _ core.Actor) {
 		} else if t, err := time.Parse(time.RFC3339, s); err == nil {
 			f.Since = t
 		} else {
-			writeError(w, http.StatusBadRequest, "invalid", "since must be a duration (24h) or an RFC 3339 time")
+			writeKind(w, core.KindInvalid, "since must be a duration (24h) or an RFC 3339 time")
 			return
 		}
 	}
@@ -92,7 +92,7 @@ func (a *API) memorySearch(w http.ResponseWriter, r *http.Request, _ core.Actor)
 	}
 	text := r.URL.Query().Get("q")
 	if text == "" {
-		writeError(w, http.StatusBadRequest, "invalid", "q is required")
+		writeKind(w, core.KindInvalid, "q is required")
 		return
 	}
 	limit, ok := intParam(w, r, "limit", 10)

@@ -17,7 +17,8 @@ const (
 	ScopeRead = "read"
 	// ScopeWrite posts messages and stops runs.
 	ScopeWrite = "write"
-	// ScopeApprove decides approvals (the policy still decides who may).
+	// ScopeApprove decides approvals (the policy still decides who may),
+	// and stops runs: approvers may press Stop (policy.MayStop).
 	ScopeApprove = "approve"
 	// ScopeHook only reaches POST /hooks/…; nothing under /api/v1.
 	ScopeHook = "hook"

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -82,7 +81,7 @@ func (a *API) postMessage(w http.ResponseWriter, r *http.Request, who core.Actor
 		return
 	}
 	if strings.TrimSpace(req.Text) == "" {
-		writeError(w, http.StatusBadRequest, "invalid", "text must not be empty")
+		writeKind(w, core.KindInvalid, "text must not be empty")
 		return
 	}
 	in := core.Inbound{ConvKey: key, User: who, Text: req.Text}
@@ -144,7 +143,7 @@ func (a *API) streamKey(w http.ResponseWriter, r *http.Request) (string, bool) {
 		return "", false
 	}
 	if c == nil {
-		writeError(w, http.StatusNotFound, "not_found", "no conversation "+strconv.Quote(key))
+		writeKind(w, core.KindNotFound, "no conversation "+strconv.Quote(key))
 		return "", false
 	}
 	return key, true
@@ -173,7 +172,7 @@ func cursorOf(w http.ResponseWriter, r *http.Request) (cursor, bool) {
 	if raw != "" {
 		n, err := strconv.ParseInt(raw, 10, 64)
 		if err != nil || n < 0 {
-			writeError(w, http.StatusBadRequest, "invalid", "Last-Event-ID (or after) must be an event's id, a non-negative integer")
+			writeKind(w, core.KindInvalid, "Last-Event-ID (or after) must be an event's id, a non-negative integer")
 			return c, false
 		}
 		c.replay, c.after = true, n
@@ -303,18 +302,11 @@ func (a *API) stillValid(r *http.Request) bool {
 	return err == nil
 }
 
-// failStart answers a message the engine refused, before the stream began.
+// failStart answers a message the engine refused, before the stream
+// began: by its kind, as fail does (a run limit is 429 with Retry-After,
+// shutting down 503).
 func (a *API) failStart(w http.ResponseWriter, err error) {
-	var limit *core.LimitError
-	switch {
-	case errors.As(err, &limit):
-		w.Header().Set("Retry-After", "60")
-		writeError(w, http.StatusTooManyRequests, "rate_limited", err.Error())
-	case errors.Is(err, core.ErrShuttingDown):
-		writeError(w, http.StatusServiceUnavailable, "shutting_down", "opsgate is shutting down; send the message again in a moment")
-	default:
-		a.fail(w, "message", err)
-	}
+	a.fail(w, "message", err)
 }
 
 // hubs are the API's subscriptions to the engine, one per conversation

@@ -2,6 +2,8 @@ package render
 
 import (
 	"errors"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/opsgate/opsgate/core"
 )
@@ -12,8 +14,11 @@ import (
 // Decide returned with err. Alert asks the platform to make the reply
 // prominent (an alert, a warning) rather than a quiet acknowledgement. The
 // text is plain: platforms escape it for their format.
+//
+// A refusal is the error's kind from core's one table (its mark, its
+// alert, and Refusal's sentence), so the chats, the terminal and the HTTP
+// API say the same of every kind.
 func DecisionReply(a core.Approval, approve bool, err error) (text string, alert bool) {
-	var refused *core.NotAllowedError
 	switch {
 	case err == nil && a.Verdict.Proposal && approve:
 		return "⬆️ Promoted: it is workspace memory now.", false
@@ -25,22 +30,48 @@ func DecisionReply(a core.Approval, approve bool, err error) (text string, alert
 		return "✅ Approved: running " + a.Tool + ".", false
 	case err == nil:
 		return "❌ Denied: " + a.Tool + " will not run.", false
-	case errors.As(err, &refused):
-		// The policy's own sentence: what is said is what is enforced.
-		return "⛔ You are not allowed to decide this request. " + refused.Reason + " Your attempt was recorded.", true
-	case errors.Is(err, core.ErrNotAllowed):
-		return "⛔ You are not allowed to decide this request. Your attempt was recorded.", true
-	case errors.Is(err, core.ErrAlreadyVoted):
-		return "Your decision on this request is already counted (" + Progress(a) + "); it needs another person.", false
-	case errors.Is(err, core.ErrAlreadyDecided):
-		return "This request was already decided: " + Outcome(a) + ".", false
-	case errors.Is(err, core.ErrExpired):
-		return "⌛ This request expired; nothing was run.", true
-	case errors.Is(err, core.ErrNotFound):
-		return "This approval request no longer exists; nothing was run.", true
-	case errors.Is(err, core.ErrHashMismatch):
-		return "⛔ The action changed since it was shown; nothing was run.", true
-	default:
-		return "⚠️ Your decision could not be recorded; press the button again.", true
 	}
+	info := core.KindOf(err).Info()
+	text = Refusal(a, err)
+	if info.Mark != "" {
+		text = info.Mark + " " + text
+	}
+	return text, info.Alert
+}
+
+// Refusal says why a decision on a did not take, in plain sentences: the
+// description of err's kind (core.Kind.Info().Text) with what only the
+// approval or the error knows (the policy's reason, who decided, the votes
+// so far). Every surface that decides (the chats, the terminal) says it.
+func Refusal(a core.Approval, err error) string {
+	k := core.KindOf(err)
+	s := capitalize(k.Info().Text)
+	switch k {
+	case core.KindNotAllowed:
+		s += "."
+		var refused *core.NotAllowedError
+		if errors.As(err, &refused) && refused.Reason != "" {
+			// The policy's own sentence: what is said is what is enforced.
+			s += " " + refused.Reason
+		}
+		return s + " Your attempt was recorded."
+	case core.KindAlreadyDecided:
+		return s + ": " + Outcome(a) + "."
+	case core.KindAlreadyVoted:
+		return s + " (" + Progress(a) + "); it needs another person."
+	case core.KindNotFound:
+		return s + "; nothing was run."
+	case core.KindInternal:
+		return "Your decision could not be recorded: " + k.Info().Text + "."
+	}
+	return s + "."
+}
+
+// capitalize upper-cases s's first letter.
+func capitalize(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
 }

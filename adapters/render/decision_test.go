@@ -48,3 +48,32 @@ func TestDecisionReplyCoversEveryDecideResult(t *testing.T) {
 		t.Errorf("DecisionReply of a partial approval = %q, alert %v", text, alert)
 	}
 }
+
+// Issue 22 acceptance 5: the chats' reply to a refused decision comes
+// from core's one table of error kinds, for every kind: its mark first,
+// its description, its alert.
+func TestDecisionReplyOfEveryKindComesFromTheKindTable(t *testing.T) {
+	a := core.Approval{Tool: "scale_deployment", Status: core.ApprovalApproved, DecidedBy: core.Actor{ID: "u2", Name: "bob"}}
+	for _, k := range core.Kinds() {
+		t.Run(k.String(), func(t *testing.T) {
+			info := k.Info()
+			err := fmt.Errorf("core: decide: %w", core.NewKindError(k, "the store's words, never shown"))
+			text, alert := render.DecisionReply(a, true, err)
+			if alert != info.Alert {
+				t.Errorf("alert = %v, want the table's %v", alert, info.Alert)
+			}
+			if !strings.HasPrefix(text, info.Mark) {
+				t.Errorf("%q does not start with the table's mark %q", text, info.Mark)
+			}
+			if !strings.Contains(strings.ToLower(text), info.Text) {
+				t.Errorf("%q lacks the table's description %q", text, info.Text)
+			}
+			if strings.Contains(text, "never shown") {
+				t.Errorf("%q shows the error's own text", text)
+			}
+			if got := render.Refusal(a, err); !strings.Contains(text, got) {
+				t.Errorf("reply %q does not say Refusal's %q", text, got)
+			}
+		})
+	}
+}

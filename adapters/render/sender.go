@@ -156,6 +156,13 @@ func (s *Sender) Send(_ context.Context, ev core.Event) error {
 		return nil
 	}
 	d := c.drafts[ev.RunID]
+	if ev.Type == core.EventToolAwaitingApproval && ev.Approval != nil && len(ev.Approval.Votes) > 0 && (d == nil || d.final) {
+		// A vote short of the quorum, sent after the run paused: the card
+		// shows the votes; the run's messages stay as they are.
+		c.ops = append(c.ops, op{kind: opCard, approval: *ev.Approval})
+		s.wakeLocked(c)
+		return nil
+	}
 	if d == nil || d.final {
 		// A run paused for approval resumes with the same id: it continues
 		// in a new draft, under the card that was decided.

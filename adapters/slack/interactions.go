@@ -2,7 +2,6 @@ package slack
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/opsgate/opsgate/adapters/render"
@@ -60,10 +59,10 @@ func (a *Adapter) decide(ctx context.Context, c click, approvalID string, approv
 	}
 	ap, err := eng.Decide(ctx, core.Decision{ApprovalID: approvalID, Actor: c.user, Approve: approve})
 	switch {
-	case errors.Is(err, core.ErrNotAllowed):
+	case err == nil:
+	case core.KindOf(err) == core.KindNotAllowed:
 		a.log.Warn("approval click refused", "approval", approvalID, "user", c.user.ID)
-	case err != nil && !errors.Is(err, core.ErrAlreadyDecided) && !errors.Is(err, core.ErrExpired) &&
-		!errors.Is(err, core.ErrNotFound) && !errors.Is(err, core.ErrHashMismatch):
+	case core.KindOf(err) == core.KindInternal:
 		a.log.Error("decide", "approval", approvalID, "err", err)
 	}
 	// Make sure the card shows how the request ended, whoever decided it.
@@ -80,7 +79,7 @@ func (a *Adapter) decide(ctx context.Context, c click, approvalID string, approv
 // has ended (a newer run of the thread is not stopped by an old button).
 func (a *Adapter) stopClick(ctx context.Context, c click, runID string) {
 	if !policy.MayStop(a.refusal(c.channel, c.user.ID) == "", a.approvers.has(c.user.ID)) {
-		a.ephemeral(ctx, c.channel, c.user.ID, c.thread, "🚫 You may not stop runs here.")
+		a.ephemeral(ctx, c.channel, c.user.ID, c.thread, render.StopRefusal)
 		return
 	}
 	me, err := a.identify(ctx)

@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 
@@ -40,10 +39,11 @@ func (a *Adapter) clickDecision(ctx context.Context, q *tgbotapi.CallbackQuery, 
 	text, alert := render.DecisionReply(ap, approve, err)
 	a.answer(ctx, q.ID, text, alert)
 	switch {
-	case errors.Is(err, core.ErrNotAllowed):
+	case err == nil:
+	case core.KindOf(err) == core.KindNotAllowed:
 		// The engine audited the attempt.
 		a.log.Warn("telegram: approval click by someone who may not decide", "approval", id, "user", actor.ID)
-	case err != nil && !errors.Is(err, core.ErrAlreadyDecided) && !errors.Is(err, core.ErrExpired) && !errors.Is(err, core.ErrNotFound):
+	case core.KindOf(err) == core.KindInternal:
 		a.log.Error("telegram: decide", "approval", id, "user", actor.ID, "err", err)
 	}
 	// Make sure the card shows how the request ended, whoever decided it.
@@ -56,7 +56,7 @@ func (a *Adapter) clickDecision(ctx context.Context, q *tgbotapi.CallbackQuery, 
 // run: a late click must not stop a newer one.
 func (a *Adapter) clickStop(ctx context.Context, q *tgbotapi.CallbackQuery, chat int64, runPrefix string) {
 	if !policy.MayStop(a.allowed[q.From.ID], a.approvers[q.From.ID]) {
-		a.answer(ctx, q.ID, "⛔ You are not allowed to stop this.", true)
+		a.answer(ctx, q.ID, render.StopRefusal, true)
 		return
 	}
 	key := a.convKey(ctx, chat)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opsgate/opsgate/adapters/render"
 	"github.com/opsgate/opsgate/core"
 )
 
@@ -105,8 +106,8 @@ func (a *Adapter) answer(ctx context.Context, text string) error {
 	default:
 		d.Reason = text
 	}
-	_, err := a.engine.Decide(ctx, d)
-	a.decideFailed(r.Approval, err)
+	got, err := a.engine.Decide(ctx, d)
+	a.decideSaid(r.Approval, got, d.Approve, err)
 	if !last && a.opts.Interactive {
 		a.ask()
 	}
@@ -130,27 +131,35 @@ func (a *Adapter) nextPending() (r request, last, ok bool) {
 	return r, last, true
 }
 
-// decideFailed tells the user why a decision did not take.
-func (a *Adapter) decideFailed(ap core.Approval, err error) {
+// decideSaid tells the user what a decision did when the run's events will
+// not: why it did not take, or how far a vote short of the quorum is. The
+// results and their words are the chats' (render.DecisionReply,
+// render.Refusal, from core's one table of error kinds). asked is the
+// request as it was asked; got is what the engine returned.
+func (a *Adapter) decideSaid(asked, got core.Approval, approve bool, err error) {
+	if got.ID == "" {
+		got = asked
+	}
 	if err == nil {
+		if got.Status == core.ApprovalPending && !got.Verdict.Proposal {
+			text, _ := render.DecisionReply(got, approve, nil)
+			a.println(a.paint(dim, Sanitize(text)))
+		}
 		return
 	}
-	a.log.Warn("decide approval", "approval", ap.ID, "tool", ap.Tool, "err", err)
-	a.println(a.paint(red, Sanitize(decideError(ap, err))))
+	a.log.Warn("decide approval", "approval", asked.ID, "tool", asked.Tool, "kind", core.KindOf(err), "err", err)
+	a.println(a.paint(red, Sanitize(decideError(got, err))))
 }
 
+// decideError is the terminal's line for a refused decision: the tool and
+// render.Refusal's sentences; an internal failure also says what failed,
+// to the person who runs opsgate.
 func decideError(ap core.Approval, err error) string {
-	switch {
-	case errors.Is(err, core.ErrAlreadyDecided):
-		return fmt.Sprintf("%s: the approval was already decided", ap.Tool)
-	case errors.Is(err, core.ErrExpired):
-		return fmt.Sprintf("%s: the approval expired (counts as denied)", ap.Tool)
-	case errors.Is(err, core.ErrNotFound):
-		return fmt.Sprintf("%s: the approval no longer exists", ap.Tool)
-	case errors.Is(err, core.ErrNotAllowed):
-		return fmt.Sprintf("%s: you may not decide this approval", ap.Tool)
+	text := ap.Tool + ": " + render.Refusal(ap, err)
+	if core.KindOf(err) == core.KindInternal {
+		text = strings.TrimSuffix(text, ".") + ": " + err.Error()
 	}
-	return fmt.Sprintf("%s: decision failed: %v", ap.Tool, err)
+	return text
 }
 
 // finish handles end of input: wait for the last run, then deny, as the
@@ -169,8 +178,8 @@ func (a *Adapter) finish(ctx context.Context, readErr error) error {
 			}
 			denied++
 			a.println(fmt.Sprintf("no answer for %s: input ended, denying", Sanitize(r.Tool)))
-			_, err := a.engine.DenyAsSystem(ctx, r.ID, NoAnswerReason)
-			a.decideFailed(r.Approval, err)
+			got, err := a.engine.DenyAsSystem(ctx, r.ID, NoAnswerReason)
+			a.decideSaid(r.Approval, got, false, err)
 		}
 		if err := a.engine.Wait(ctx); err != nil {
 			return a.ended(ctx)

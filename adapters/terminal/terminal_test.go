@@ -30,6 +30,8 @@ type scriptEngine struct {
 	onHandle func(in core.Inbound) []core.Event
 	onDecide func(d core.Decision) []core.Event
 	onStatus func(key string) core.Status
+	// decideResult, when set, is what Decide returns.
+	decideResult func(d core.Decision) (core.Approval, error)
 
 	mu        sync.Mutex
 	handled   []string
@@ -83,6 +85,9 @@ func (e *scriptEngine) Decide(_ context.Context, d core.Decision) (core.Approval
 	e.mu.Unlock()
 	if e.onDecide != nil {
 		e.deliver(e.onDecide(d))
+	}
+	if e.decideResult != nil {
+		return e.decideResult(d)
 	}
 	return core.Approval{ID: d.ApprovalID}, nil
 }

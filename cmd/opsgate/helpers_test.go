@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,10 +47,6 @@ func mustContain(t *testing.T, what, got string, wants ...string) {
 		}
 	}
 }
-
-// update rewrites the golden files of this package's tests instead of
-// comparing with them: go test ./cmd/opsgate/ -run Golden -update.
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // isTitleRequest reports whether req is the model call that titles a
 // conversation after its third exchange (core's title prompt).

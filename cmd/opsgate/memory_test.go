@@ -10,6 +10,7 @@ import (
 
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
+	"github.com/opsgate/opsgate/internal/golden"
 )
 
 const runbooks30 = "../../memory/testdata/corpus/runbooks30"
@@ -121,19 +122,7 @@ func TestMemorySearchExplainGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("search: %d\n%s\n%s", code, out, errOut)
 	}
-	golden := filepath.Join("testdata", "memory-search-explain.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out != string(want) {
-		t.Errorf("search --explain differs from %s (go test ./cmd/opsgate -run %s -update):\n%s", golden, t.Name(), out)
-	}
+	golden.Check(t, filepath.Join("testdata", "memory-search-explain.golden"), []byte(out))
 	for _, part := range []string{"text", "entity", "trust", "type", "recency"} {
 		mustContain(t, "explain", out, "   "+part+" ")
 	}

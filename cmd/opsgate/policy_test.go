@@ -8,6 +8,7 @@ import (
 
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
+	"github.com/opsgate/opsgate/internal/golden"
 )
 
 // pkgDir is this package's directory: tests change the working directory.
@@ -110,19 +111,7 @@ func TestPolicyExplainGolden(t *testing.T) {
 	}
 	got.WriteString("$ opsgate " + shellJoin(args) + "\n" + out)
 
-	golden := filepath.Join(pkgDir, "testdata", "policy_explain.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got.String() != string(want) {
-		t.Errorf("policy explain output differs from %s (run with -update after checking):\n--- got\n%s\n--- want\n%s", golden, got.String(), want)
-	}
+	golden.Check(t, filepath.Join(pkgDir, "testdata", "policy_explain.golden"), []byte(got.String()))
 }
 
 // shellJoin writes args as a shell command line, so that the golden file

@@ -1,8 +1,6 @@
 package metrics
 
 import (
-	"errors"
-
 	"github.com/opsgate/opsgate/core"
 )
 
@@ -10,28 +8,26 @@ import (
 // opsgate_approval_clicks_total: where a decision came from.
 var decidePlatforms = []string{"telegram", "slack", "discord", "api"}
 
-// decideResults are the result label values of opsgate_approval_clicks_total.
-var decideResults = []string{"ok", "not_allowed", "already_decided", "expired", "not_found", "hash_mismatch", "error"}
+// decideResults are the result label values of opsgate_approval_clicks_total:
+// "ok", and the label of every kind of core's one table of error kinds.
+var decideResults = resultLabels()
+
+func resultLabels() []string {
+	labels := []string{"ok"}
+	for _, k := range core.Kinds() {
+		labels = append(labels, k.Info().Label)
+	}
+	return labels
+}
 
 // DecideResult names what the engine's Decide returned, as the result
-// label of opsgate_approval_clicks_total.
+// label of opsgate_approval_clicks_total: "ok", or the error's kind's
+// label from core's table (an error of no kind is "error").
 func DecideResult(err error) string {
-	switch {
-	case err == nil:
+	if err == nil {
 		return "ok"
-	case errors.Is(err, core.ErrNotAllowed):
-		return "not_allowed"
-	case errors.Is(err, core.ErrAlreadyDecided):
-		return "already_decided"
-	case errors.Is(err, core.ErrExpired):
-		return "expired"
-	case errors.Is(err, core.ErrNotFound):
-		return "not_found"
-	case errors.Is(err, core.ErrHashMismatch):
-		return "hash_mismatch"
-	default:
-		return "error"
 	}
+	return core.KindOf(err).Info().Label
 }
 
 // Decided counts one decision attempt (a click, or a decision through the

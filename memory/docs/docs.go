@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/opsgate/opsgate/core"
 )
 
 // ScopeKind is who a document is for.
@@ -262,7 +264,9 @@ type Save struct {
 
 // Errors.
 var (
-	ErrNotFound = errors.New("memory document not found")
+	// ErrNotFound is core.ErrNotFound, said of a document: errors.Is
+	// holds for both, and its kind is KindNotFound.
+	ErrNotFound = fmt.Errorf("memory document %w", core.ErrNotFound)
 	// ErrPathTaken: another document of the target scope has the path.
 	ErrPathTaken = errors.New("another memory document of that scope has that path")
 	// ErrConflict is matched by *ConflictError.

@@ -142,3 +142,27 @@ func testRedeliveredCard(t *testing.T, e Env) {
 		t.Errorf("%d approval cards for one request, want 1", n)
 	}
 }
+
+// testQuorumVote: a vote short of the quorum, which the engine sends as
+// the request again with its votes after the run paused, changes the
+// card (the votes so far, buttons kept) and nothing else: no new message.
+func testQuorumVote(t *testing.T, e Env) {
+	conv := e.NewConv()
+	s := NewScript(conv, "run-quorum")
+	a := NewApproval(conv, s.Run, fmt.Sprintf("%032x", 0xabd))
+	a.Verdict.Quorum = 2
+	send(t, e, s.Event(core.EventGenerationStart), s.Text(core.EventToken, "I will scale web to 3."),
+		s.Approval(core.EventToolAwaitingApproval, a), s.Completed(core.RunAwaitingApproval, ""))
+	flush(t, e)
+	voted := a
+	voted.Votes = []core.Vote{{Person: "bob", Actor: core.Actor{ID: "u-bob", Name: "@bob"}, Approve: true}}
+	send(t, e, s.Approval(core.EventToolAwaitingApproval, voted))
+	flush(t, e)
+	msgs := e.Messages(conv)
+	if len(msgs) != 2 {
+		t.Fatalf("after one of two votes: %d messages, want the draft and the card: %+v", len(msgs), msgs)
+	}
+	if card := msgs[1]; !strings.Contains(card.Text, "1 of 2 approvals: @bob") || len(card.Buttons) != 2 {
+		t.Errorf("card after one of two votes = %q with %d buttons, want the votes and both buttons", card.Text, len(card.Buttons))
+	}
+}

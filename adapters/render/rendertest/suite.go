@@ -56,6 +56,7 @@ func Run(t *testing.T, setup func(t *testing.T) Env) {
 		{"ToolStatusLines", testToolLines},
 		{"ApprovalCardOutcomes", testApprovalOutcomes},
 		{"RedeliveredApprovalIsOneCard", testRedeliveredCard},
+		{"QuorumVoteChangesOnlyTheCard", testQuorumVote},
 		{"LongAnswerRotatesWithoutSplittingFences", testRotation},
 		{"WorkflowErrorIsReadable", testWorkflowError},
 		{"ConversationsAreIndependent", testIndependent},
