@@ -47,6 +47,9 @@ func (b *binary) get(ctx context.Context) (string, error) {
 			b.err = fmt.Errorf("bench: go build cmd/opsgate: %v\n%s", err, msg)
 			return
 		}
+		if b.err = settle(out); b.err != nil {
+			return
+		}
 		b.path = out
 	})
 	return b.path, b.err

@@ -82,6 +82,13 @@ func SideBySide(ctx context.Context, bin *binary, opt SideOptions) ([]Row, error
 		return nil, err
 	}
 	bins := [2]string{base, head}
+	// The baseline may have sat in the page cache since an earlier run,
+	// HEAD was just linked: both are read from disk alike (settle).
+	for _, b := range bins {
+		if err := settle(b); err != nil {
+			return nil, err
+		}
+	}
 	var runs [2][]sideRun
 	dirs := [2]string{}
 	for i := range dirs {
@@ -150,7 +157,7 @@ func sideRows(rev string, runs [2][]sideRun) []Row {
 			Target:   "reported",
 			Result:   "-",
 			Note: fmt.Sprintf("%d alternations of the two real binaries in one run, medians; Telegram path against the Bot API fake, "+
-				"scripted model, SQLite", len(runs[0])),
+				"scripted model, SQLite; both binaries read from disk (settle)", len(runs[0])),
 			Metrics: map[string]float64{"head": m[1], "baseline": m[0], "ratio": ratio},
 		}
 		if q.limit > 0 {

@@ -110,7 +110,7 @@ func Startup(ctx context.Context, bin *binary, starts int) ([]Row, error) {
 			Target:   fmt.Sprintf("<= %d MB", idleRSSMaxMB),
 			Result:   verdict(median(rss) <= idleRSSMaxMB),
 			Note: fmt.Sprintf("VmRSS from /proc/<pid>/status after %s with the adapter long polling and no traffic; "+
-				"no MCP servers; SQLite store in a temporary directory", idleFor),
+				"no MCP servers; SQLite store in a temporary directory; the binary read from disk, not as the linker left it in the page cache (settle)", idleFor),
 			Metrics: map[string]float64{"rss_mb": median(rss)},
 		},
 		{

@@ -1,34 +1,40 @@
 package metrics
 
 import (
+	"bufio"
+	"compress/gzip"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/opsgate/opsgate/core"
 )
 
-// Metrics holds opsgate's collectors on a registry of its own (no global
-// state, so tests can run several). It is safe for concurrent use.
+// Metrics holds opsgate's families (no global state, so tests can run
+// several). It is safe for concurrent use.
 type Metrics struct {
-	reg *prometheus.Registry
+	version string
+	started time.Time
 
-	runs         *prometheus.CounterVec
-	runDuration  *prometheus.HistogramVec
-	ttft         prometheus.Histogram
-	modelErrors  *prometheus.CounterVec
-	toolCalls    *prometheus.CounterVec
-	toolDuration *prometheus.HistogramVec
-	decisions    *prometheus.CounterVec
-	clicks       *prometheus.CounterVec
-	apiCalls     *prometheus.CounterVec
-	rateLimited  *prometheus.CounterVec
+	runs         counterVec
+	runDuration  histogramVec
+	ttft         *histogram
+	modelErrors  counterVec
+	toolCalls    counterVec
+	toolDuration histogramVec
+	decisions    counterVec
+	clicks       counterVec
+	apiCalls     counterVec
+	rateLimited  counterVec
+
+	// watched are the sources read at every scrape (Watch).
+	watchMu sync.Mutex
+	watched []*scraped
 
 	lastAnswer atomic.Int64 // Unix nanoseconds of the model's last answer
 }
@@ -41,38 +47,36 @@ var (
 	outcomes    = []core.ApprovalStatus{core.ApprovalApproved, core.ApprovalDenied, core.ApprovalExpired, core.ApprovalSuperseded, core.ApprovalCancelled}
 )
 
-// New returns the collectors of a process of version that started at
+const ttftHelp = "Time from a model request to its first streamed token, per model call."
+
+// New returns the families of a process of version that started at
 // started, with the Go runtime's and the process's standard ones.
 func New(version string, started time.Time) *Metrics {
-	reg := prometheus.NewRegistry()
-	f := factory{reg}
 	m := &Metrics{
-		reg: reg,
-		runs: f.counters("opsgate_runs_total",
+		version: version, started: started,
+		runs: newCounterVec("opsgate_runs_total",
 			"Runs that ended, or paused for approval, by status (the completed event).", "status"),
-		runDuration: f.histograms("opsgate_run_duration_seconds",
+		runDuration: newHistogramVec("opsgate_run_duration_seconds",
 			"Wall time runs were active (pauses for approval excluded), by status.",
 			[]float64{0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600}, "status"),
-		ttft: f.histogram("opsgate_model_time_to_first_token_seconds",
-			"Time from a model request to its first streamed token, per model call.",
-			[]float64{0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60}),
-		modelErrors: f.counters("opsgate_model_errors_total",
+		ttft: newHistogram([]float64{0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60}),
+		modelErrors: newCounterVec("opsgate_model_errors_total",
 			"Model failures by event: rate_limit and transient_error were retried; workflow.error ended a run.", "kind"),
-		toolCalls: f.counters("opsgate_tool_calls_total",
+		toolCalls: newCounterVec("opsgate_tool_calls_total",
 			"Tool calls that ran, by MCP server (opsgate for built-in tools), tool and outcome (ok, error).",
 			"server", "tool", "outcome"),
-		toolDuration: f.histograms("opsgate_tool_call_duration_seconds",
+		toolDuration: newHistogramVec("opsgate_tool_call_duration_seconds",
 			"Duration of tool calls that ran, by MCP server and tool.",
 			[]float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300}, "server", "tool"),
-		decisions: f.counters("opsgate_approval_decisions_total",
+		decisions: newCounterVec("opsgate_approval_decisions_total",
 			"Approval requests settled in this process, by outcome (approved, denied, expired, superseded, cancelled).", "outcome"),
-		clicks: f.counters("opsgate_approval_clicks_total",
+		clicks: newCounterVec("opsgate_approval_clicks_total",
 			"Approve and Deny clicks (chat buttons and API decisions) handed to the engine, by platform (telegram, slack, discord, api) "+
 				"and result (ok, not_allowed, already_decided, expired, not_found, hash_mismatch, error).", "platform", "result"),
-		apiCalls: f.counters("opsgate_platform_api_calls_total",
+		apiCalls: newCounterVec("opsgate_platform_api_calls_total",
 			"Calls to chat platforms' APIs, by platform, endpoint and HTTP status code (error: no answer).",
 			"platform", "endpoint", "code"),
-		rateLimited: f.counters("opsgate_platform_rate_limited_total",
+		rateLimited: newCounterVec("opsgate_platform_rate_limited_total",
 			"Calls to chat platforms' APIs answered 429 Too Many Requests, by platform and endpoint.",
 			"platform", "endpoint"),
 	}
@@ -90,34 +94,63 @@ func New(version string, started time.Time) *Metrics {
 			m.clicks.WithLabelValues(p, r)
 		}
 	}
-
-	build := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name:        "opsgate_build_info",
-		Help:        "Build information; always 1.",
-		ConstLabels: prometheus.Labels{"version": version, "goversion": runtime.Version()},
-	})
-	build.Set(1)
-	start := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "opsgate_start_time_seconds", Help: "Start time of the process since the Unix epoch.",
-	})
-	start.Set(float64(started.UnixNano()) / 1e9)
-	uptime := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "opsgate_uptime_seconds", Help: "Seconds since the process started.",
-	}, func() float64 { return time.Since(started).Seconds() })
-	reg.MustRegister(build, start, uptime,
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
-// Handler serves the registry in the Prometheus text format (or
-// OpenMetrics, when asked). A source that fails at scrape time (the store)
-// is logged and left out; the rest is still served.
+// gather reads every family: opsgate's, the watched sources' (a source
+// that fails is logged and left out), the Go runtime's and the process's.
+func (m *Metrics) gather(log *slog.Logger) []family {
+	fams := []family{
+		m.runs.family(), m.runDuration.family(), m.modelErrors.family(), m.toolCalls.family(),
+		m.toolDuration.family(), m.decisions.family(), m.clicks.family(), m.apiCalls.family(), m.rateLimited.family(),
+		{name: "opsgate_model_time_to_first_token_seconds", help: ttftHelp, typ: histogramType, series: []series{m.ttft.series(nil)}},
+		gauge("opsgate_build_info", "Build information; always 1.", 1,
+			label{"goversion", runtime.Version()}, label{"version", m.version}),
+		gauge("opsgate_start_time_seconds", "Start time of the process since the Unix epoch.", float64(m.started.UnixNano())/1e9),
+		gauge("opsgate_uptime_seconds", "Seconds since the process started.", time.Since(m.started).Seconds()),
+	}
+	m.watchMu.Lock()
+	watched := m.watched
+	m.watchMu.Unlock()
+	for _, w := range watched {
+		fams = append(fams, w.collect(log)...)
+	}
+	fams = append(fams, goFamilies()...)
+	return append(fams, processFamilies()...)
+}
+
+// contentType is the Prometheus text format, version 0.0.4.
+const contentType = "text/plain; version=0.0.4; charset=utf-8; escaping=underscores"
+
+// Handler serves the families in the Prometheus text format, gzipped when
+// the scraper accepts it (Prometheus does). A source that fails at scrape
+// time (the store) is logged and left out; the rest is still served.
 func (m *Metrics) Handler(log *slog.Logger) http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
-		ErrorLog:      slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		ErrorHandling: promhttp.ContinueOnError,
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fams := m.gather(log)
+		w.Header().Set("Content-Type", contentType)
+		var out io.Writer = w
+		if acceptsGzip(r) {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Add("Vary", "Accept-Encoding")
+			zw := gzip.NewWriter(w)
+			defer zw.Close()
+			out = zw
+		}
+		if err := write(bufio.NewWriter(out), fams); err != nil {
+			log.Debug("metrics: writing a scrape", "err", err)
+		}
 	})
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for part := range strings.SplitSeq(r.Header.Get("Accept-Encoding"), ",") {
+		enc, _, _ := strings.Cut(part, ";")
+		if strings.TrimSpace(enc) == "gzip" {
+			return true
+		}
+	}
+	return false
 }
 
 // LastModelAnswer is when the model last answered (a first token or a
@@ -127,25 +160,4 @@ func (m *Metrics) LastModelAnswer() time.Time {
 		return time.Unix(0, n)
 	}
 	return time.Time{}
-}
-
-// factory makes collectors registered on reg.
-type factory struct{ reg *prometheus.Registry }
-
-func (f factory) counters(name, help string, labels ...string) *prometheus.CounterVec {
-	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
-	f.reg.MustRegister(c)
-	return c
-}
-
-func (f factory) histograms(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
-	h := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels)
-	f.reg.MustRegister(h)
-	return h
-}
-
-func (f factory) histogram(name, help string, buckets []float64) prometheus.Histogram {
-	h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets})
-	f.reg.MustRegister(h)
-	return h
 }

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Transport returns a RoundTripper that counts the calls next (nil:
@@ -20,15 +18,15 @@ func (m *Metrics) Transport(platform string, next http.RoundTripper, endpoint fu
 	}
 	return &counting{
 		next: next, endpoint: endpoint,
-		calls:   m.apiCalls.MustCurryWith(prometheus.Labels{"platform": platform}),
-		limited: m.rateLimited.MustCurryWith(prometheus.Labels{"platform": platform}),
+		calls:   curried{m.apiCalls, platform},
+		limited: curried{m.rateLimited, platform},
 	}
 }
 
 type counting struct {
 	next           http.RoundTripper
 	endpoint       func(*http.Request) string
-	calls, limited *prometheus.CounterVec
+	calls, limited curried
 }
 
 func (c *counting) RoundTrip(r *http.Request) (*http.Response, error) {

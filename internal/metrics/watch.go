@@ -2,9 +2,8 @@ package metrics
 
 import (
 	"context"
+	"log/slog"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/tools"
@@ -36,78 +35,77 @@ type AdapterState struct {
 // scrapeTimeout bounds the store query of one scrape.
 const scrapeTimeout = 2 * time.Second
 
-// Watch registers src, read at every scrape. Call it once, before serving.
+// Watch adds src, read at every scrape. Call it once, before serving.
 func (m *Metrics) Watch(src Sources) {
-	m.reg.MustRegister(&scraped{src: src, now: time.Now})
+	m.watchMu.Lock()
+	defer m.watchMu.Unlock()
+	m.watched = append(m.watched, &scraped{src: src, now: time.Now})
 }
 
-var (
-	pendingDesc = prometheus.NewDesc("opsgate_approvals_pending",
-		"Approval requests waiting for a decision, in the store (every replica's).", nil, nil)
-	oldestDesc = prometheus.NewDesc("opsgate_approvals_oldest_pending_seconds",
-		"Age of the oldest approval request waiting for a decision; 0 when none is.", nil, nil)
-	activeDesc = prometheus.NewDesc("opsgate_active_runs",
-		"Runs in progress in this process (a run paused for approval is not active).", nil, nil)
-	sendErrorsDesc = prometheus.NewDesc("opsgate_event_send_errors_total",
-		"Events of runs that could not be handed to an adapter.", nil, nil)
-	adapterDesc = prometheus.NewDesc("opsgate_adapter_up",
-		"1 when the chat adapter is connected to its platform (see /readyz for why not), else 0.", []string{"adapter"}, nil)
-	mcpUpDesc = prometheus.NewDesc("opsgate_mcp_server_up",
-		"1 when this process has a live connection to the MCP server, else 0 (servers start on first use).", []string{"server"}, nil)
-	livenessDesc = prometheus.NewDesc("opsgate_replica_liveness",
-		"1 while this replica holds its liveness in the store (it claims, takes up and fires), else 0 (see /readyz).", nil, nil)
-	mcpFailedDesc = prometheus.NewDesc("opsgate_mcp_server_failed",
-		"1 when the MCP server's last start or call failed (it is restarted on next use), else 0.", []string{"server"}, nil)
+// Help texts of the families read from Sources.
+const (
+	pendingHelp    = "Approval requests waiting for a decision, in the store (every replica's)."
+	oldestHelp     = "Age of the oldest approval request waiting for a decision; 0 when none is."
+	activeHelp     = "Runs in progress in this process (a run paused for approval is not active)."
+	sendErrorsHelp = "Events of runs that could not be handed to an adapter."
+	adapterHelp    = "1 when the chat adapter is connected to its platform (see /readyz for why not), else 0."
+	mcpUpHelp      = "1 when this process has a live connection to the MCP server, else 0 (servers start on first use)."
+	livenessHelp   = "1 while this replica holds its liveness in the store (it claims, takes up and fires), else 0 (see /readyz)."
+	mcpFailedHelp  = "1 when the MCP server's last start or call failed (it is restarted on next use), else 0."
 )
 
-// scraped is the collector of Sources.
+// scraped reads Sources.
 type scraped struct {
 	src Sources
 	now func() time.Time
 }
 
-func (c *scraped) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{pendingDesc, oldestDesc, activeDesc, sendErrorsDesc, adapterDesc, mcpUpDesc, mcpFailedDesc, livenessDesc} {
-		ch <- d
-	}
-}
-
-func (c *scraped) Collect(ch chan<- prometheus.Metric) {
+// collect reads every source; one that fails is logged and left out.
+func (c *scraped) collect(log *slog.Logger) []family {
+	var out []family
 	if c.src.Pending != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 		p, err := c.src.Pending(ctx)
 		cancel()
 		if err != nil {
-			ch <- prometheus.NewInvalidMetric(pendingDesc, err)
+			log.Warn("metrics: opsgate_approvals_pending left out of this scrape", "err", err)
 		} else {
 			age := 0.0
 			if p.Count > 0 {
 				age = max(0, c.now().Sub(p.Oldest).Seconds())
 			}
-			ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(p.Count))
-			ch <- prometheus.MustNewConstMetric(oldestDesc, prometheus.GaugeValue, age)
+			out = append(out,
+				gauge("opsgate_approvals_pending", pendingHelp, float64(p.Count)),
+				gauge("opsgate_approvals_oldest_pending_seconds", oldestHelp, age))
 		}
 	}
 	if c.src.ActiveRuns != nil {
-		ch <- prometheus.MustNewConstMetric(activeDesc, prometheus.GaugeValue, float64(c.src.ActiveRuns()))
+		out = append(out, gauge("opsgate_active_runs", activeHelp, float64(c.src.ActiveRuns())))
 	}
 	if c.src.SendErrors != nil {
-		ch <- prometheus.MustNewConstMetric(sendErrorsDesc, prometheus.CounterValue, float64(c.src.SendErrors()))
+		out = append(out, counterOf("opsgate_event_send_errors_total", sendErrorsHelp, float64(c.src.SendErrors())))
 	}
 	if c.src.Liveness != nil {
-		ch <- prometheus.MustNewConstMetric(livenessDesc, prometheus.GaugeValue, bit(c.src.Liveness()))
+		out = append(out, gauge("opsgate_replica_liveness", livenessHelp, bit(c.src.Liveness())))
 	}
 	if c.src.Adapters != nil {
+		f := family{name: "opsgate_adapter_up", help: adapterHelp, typ: gaugeType}
 		for _, a := range c.src.Adapters() {
-			ch <- prometheus.MustNewConstMetric(adapterDesc, prometheus.GaugeValue, bit(a.Up), a.Name)
+			f.series = append(f.series, series{labels: []label{{"adapter", a.Name}}, value: bit(a.Up)})
 		}
+		out = append(out, f)
 	}
 	if c.src.MCPServers != nil {
+		up := family{name: "opsgate_mcp_server_up", help: mcpUpHelp, typ: gaugeType}
+		failed := family{name: "opsgate_mcp_server_failed", help: mcpFailedHelp, typ: gaugeType}
 		for _, s := range c.src.MCPServers() {
-			ch <- prometheus.MustNewConstMetric(mcpUpDesc, prometheus.GaugeValue, bit(s.Status == tools.StatusConnected), s.Name)
-			ch <- prometheus.MustNewConstMetric(mcpFailedDesc, prometheus.GaugeValue, bit(s.Status == tools.StatusFailed), s.Name)
+			l := []label{{"server", s.Name}}
+			up.series = append(up.series, series{labels: l, value: bit(s.Status == tools.StatusConnected)})
+			failed.series = append(failed.series, series{labels: l, value: bit(s.Status == tools.StatusFailed)})
 		}
+		out = append(out, up, failed)
 	}
+	return out
 }
 
 func bit(b bool) float64 {

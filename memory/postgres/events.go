@@ -18,6 +18,14 @@ func (s *Store) AppendEvents(ctx context.Context, evs []core.Event) error {
 		return nil
 	}
 	b := &pgx.Batch{}
+	// The event log runs behind the runs (docs/design.md §12): its commit
+	// does not wait for the WAL to reach the disk, and the next durable
+	// commit, flushing the WAL past it, makes it durable too. SET LOCAL
+	// ends with the transaction.
+	b.Queue(`SET LOCAL synchronous_commit TO off`)
+	if s.eventsTxHook != nil {
+		s.eventsTxHook(b)
+	}
 	for _, ev := range evs {
 		body, err := json.Marshal(ev)
 		if err != nil {

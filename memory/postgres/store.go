@@ -25,6 +25,8 @@ type Store struct {
 	retryFor time.Duration
 	// openApplied are the migrations opening the store applied.
 	openApplied []string
+	// eventsTxHook, set by tests only, adds to AppendEvents' batch.
+	eventsTxHook func(b *pgx.Batch)
 }
 
 var _ core.Store = (*Store)(nil)

@@ -21,7 +21,9 @@
 // Every commit is durable (synchronous=FULL: an fsync of the WAL), which is
 // what a write costs; Apply makes the writes of one core.Batch in a single
 // transaction, so the engine pays for one per step of a run rather than one
-// per write. Statements are prepared once per connection and kept.
+// per write. The event log's commits (AppendEvents) are the exception: they
+// run behind the runs and do not fsync; the next durable commit carries
+// them (inLazyTx). Statements are prepared once per connection and kept.
 //
 // # Schema
 //

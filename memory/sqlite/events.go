@@ -11,13 +11,18 @@ import (
 )
 
 // AppendEvents keeps evs in one transaction; an event already kept is left.
+// Its commit does not wait for the disk (inLazyTx): the event log runs
+// behind the runs, and the next durable commit makes it durable too.
 // Rows go eventRows to a statement: one statement per token is most of
 // the cost of keeping a streamed answer.
 func (s *Store) AppendEvents(ctx context.Context, evs []core.Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	err := s.inTx(ctx, func(tx *txn) error {
+	err := s.inLazyTx(ctx, func(tx *txn) error {
+		if s.lazyTxHook != nil {
+			s.lazyTxHook(ctx, tx.tx)
+		}
 		args := make([]any, 0, 6*eventRows)
 		for len(evs) > 0 {
 			n := min(len(evs), eventRows)

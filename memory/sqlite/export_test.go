@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 	"time"
 
@@ -45,4 +46,15 @@ func SetSearchBudgets(t testing.TB, rank, idf float64) {
 	oldRank, oldIDF := rankBudget, idfBudget
 	rankBudget, idfBudget = rank, idf
 	t.Cleanup(func() { rankBudget, idfBudget = oldRank, oldIDF })
+}
+
+// SeeEventsTx calls f inside each AppendEvents transaction.
+func (s *Store) SeeEventsTx(f func(ctx context.Context, tx *sql.Tx)) { s.lazyTxHook = f }
+
+// WriterSynchronous reads PRAGMA synchronous on the writer's connection
+// (1 NORMAL, 2 FULL).
+func (s *Store) WriterSynchronous(ctx context.Context) (int, error) {
+	var n int
+	err := s.w.db.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&n)
+	return n, err
 }

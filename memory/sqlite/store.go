@@ -27,6 +27,8 @@ type Store struct {
 	dfs  dfCache // memory search's word statistics
 	// openApplied are the migrations opening the store applied.
 	openApplied []string
+	// lazyTxHook, set by tests only, sees AppendEvents' transaction.
+	lazyTxHook func(ctx context.Context, tx *sql.Tx)
 }
 
 var _ core.Store = (*Store)(nil)
