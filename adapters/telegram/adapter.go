@@ -38,6 +38,10 @@ type Adapter struct {
 	username string              // the bot's @name, from getMe
 	epochs   map[int64]string    // chat -> suffix of its current conversation (/new)
 	refused  map[int64]time.Time // user -> last refusal
+	// threadKnown and replies find the reply conversation a reply
+	// continues (incidents.go).
+	threadKnown func(ctx context.Context, convKey string) bool
+	replies     *replyIndex
 }
 
 var (
@@ -66,7 +70,7 @@ func New(cfg Config, log *slog.Logger) (*Adapter, error) {
 	a := &Adapter{
 		cfg: cfg, log: log.With("adapter", "telegram"), api: api, botID: botID,
 		allowed: set(cfg.AllowedUsers), approvers: set(cfg.Approvers), seen: newRecent(4096),
-		epochs: map[int64]string{}, refused: map[int64]time.Time{},
+		epochs: map[int64]string{}, refused: map[int64]time.Time{}, replies: newReplyIndex(),
 		link: render.NewLink("polling"),
 	}
 	if cfg.WebhookURL != "" {

@@ -38,6 +38,9 @@ type app struct {
 	replicaLease core.Lease
 	// memory is long-term memory; nil when memory.enabled is false.
 	memory *memory.Memory
+	// incidents is the intake of Alertmanager's notifications; nil when
+	// none are configured.
+	incidents *incidents
 }
 
 type appOptions struct {
@@ -126,6 +129,8 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	roots := newRootSet(cfg)
 	roots.learn(hostRoots(host, log))
 	popts.Roots = roots.of
+	var inc *incidents // known once the store is open; nil answers nothing
+	popts.Place = func(key string) (string, string) { return inc.place(key) }
 	pol, err := policy.Load(cfg.Policy.File, popts)
 	if err != nil {
 		host.Close()
@@ -142,6 +147,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		host.Close()
 		return nil, err
 	}
+	inc = newIncidents(cfg, store, log)
 	ecfg := engineConfig(cfg)
 	ecfg.Policy = holder
 	ecfg.Limiter = policy.NewLimiter(holder.RunsPerPersonPerMinute)
@@ -167,8 +173,9 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	}
 	mem := longTermMemory(cfg, store, red, log)
 	if mem != nil {
-		deps.Retriever, deps.Virtual, deps.Commands = mem, mem.Tools(), mem
+		deps.Retriever, deps.Virtual = mem, mem.Tools()
 	}
+	deps.Commands = chatCommands(store, model, mem, log)
 	engine, err := core.NewEngine(ecfg, deps)
 	if err != nil {
 		closeCoord()
@@ -176,7 +183,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		store.Close()
 		return nil, err
 	}
-	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder, red: red, coord: coord, closeCoord: closeCoord, memory: mem}, nil
+	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder, red: red, coord: coord, closeCoord: closeCoord, memory: mem, incidents: inc}, nil
 }
 
 // longTermMemory is the memory over the store's documents (docs/design.md §14),

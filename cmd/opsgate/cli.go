@@ -46,6 +46,8 @@ Commands:
                   NAME fires one now and waits for its run
   memory          long-term memory: import DIR, search QUERY [--explain],
                   list, show PATH, promote ID, reject ID, export
+  incident        report KEY [--format md|json] prints a conversation's
+                  timeline; postmortem KEY drafts a postmortem from it
   token           API tokens: create --person NAME (printed once), list,
                   revoke ID
   healthcheck     exit 0 when the local serve's /healthz answers 200 (for
@@ -119,6 +121,7 @@ func mainEnv(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		"policy":      e.policy,
 		"schedules":   e.schedules,
 		"memory":      e.memory,
+		"incident":    e.incident,
 		"token":       e.token,
 		"healthcheck": e.healthcheck,
 		"version":     e.version,

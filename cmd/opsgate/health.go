@@ -70,7 +70,7 @@ func (e *env) routes(a *app, set *chats.Set, m *metrics.Metrics) (h http.Handler
 		Liveness:   func() bool { ok, _ := a.liveness(); return ok },
 	})
 	mux := http.NewServeMux()
-	for pattern, hd := range set.Routes(a.engine) {
+	for pattern, hd := range set.Routes(a.chatEngine()) {
 		mux.Handle(pattern, hd)
 	}
 	hl.mount(mux, m)
@@ -78,6 +78,11 @@ func (e *env) routes(a *app, set *chats.Set, m *metrics.Metrics) (h http.Handler
 	if api := e.api(a, m); api != nil {
 		mux.Handle(httpapi.Prefix, api)
 		closeStreams = api.Close
+		if a.incidents != nil {
+			// Any method: the hook answers 405 itself (the console takes
+			// "/" for every other path).
+			mux.Handle(httpapi.HookAlertmanager, api.AlertmanagerHook(a.incidents.svc))
+		}
 		// The console takes every other path (404 for what it does not
 		// serve, 405 for other methods). "/" rather than "GET /": the mux
 		// refuses "GET /" beside the API's method-less "/api/v1/".

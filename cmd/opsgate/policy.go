@@ -248,6 +248,7 @@ func policyOptions(cfg *config.Config) policy.Options {
 			scheds[s.Name] = s.Approvers
 		}
 	}
+	incidentApprovers(cfg, scheds)
 	return policy.Options{PlatformApprovers: platforms, ScheduleApprovers: scheds, Roots: newRootSet(cfg).of}
 }
 

@@ -22,7 +22,7 @@ func (c *Config) Validate() error {
 	for _, check := range []func() error{
 		c.validateLLM, c.validateStore, c.validateMemory, c.validateSession,
 		c.validateTools, c.validateApprovals, c.validateServer, c.validateAdapters,
-		c.validateSchedules,
+		c.validateSchedules, c.validateIncidents,
 	} {
 		if err := check(); err != nil {
 			return err
