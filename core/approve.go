@@ -135,7 +135,7 @@ func (e *Engine) settle(ctx context.Context, a Approval, out ApprovalOutcome, re
 	}
 	e.audit(ctx, AuditEntry{Kind: auditKind(decided.Status), ConvKey: decided.ConvKey, RunID: decided.RunID, ApprovalID: decided.ID,
 		Actor: decided.DecidedBy, Toolset: decided.Toolset, Tool: decided.Tool, ActionHash: decided.ActionHash, Risk: decided.Risk,
-		Detail: decided.Reason})
+		Detail: withPreviewHash(decided.Reason, decided.Preview)})
 	e.emitDecision(ctx, decided)
 	if d := e.decider(decided); d != nil {
 		// A proposal: no run waits for it; its tool acts on the decision.

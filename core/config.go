@@ -169,6 +169,9 @@ type Deps struct {
 	Now       func() time.Time
 	// Virtual are in-process tools (the memory tools) besides load_toolset.
 	Virtual []VirtualTool
+	// Previewer, when set, works out the previews of approval cards and
+	// checks them again before an approved call runs (docs/design.md §18).
+	Previewer Previewer
 	// Commands answers chat commands that are not runs (/remember …).
 	Commands Commands
 	// Coordinator shares conversations with other replicas; nil when this

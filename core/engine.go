@@ -28,6 +28,7 @@ type Engine struct {
 	virtual      map[string]VirtualTool
 	virtualOrder []VirtualTool
 	commands     Commands
+	previewer    Previewer
 	log          *slog.Logger
 	now          func() time.Time
 
@@ -71,13 +72,14 @@ func NewEngine(cfg Config, d Deps) (*Engine, error) {
 	e := &Engine{
 		cfg: cfg, model: d.Model, tools: d.Tools, store: d.Store,
 		memory: d.Retriever, log: d.Logger, now: d.Now, commands: d.Commands,
-		sessions: map[string]*session{},
-		busy:     newBusyCounter(),
-		runs:     map[RunStatus]int64{},
-		coord:    d.Coordinator,
-		routed:   map[string]time.Time{},
-		virtual:  map[string]VirtualTool{},
-		display:  d.Display,
+		sessions:  map[string]*session{},
+		busy:      newBusyCounter(),
+		runs:      map[RunStatus]int64{},
+		coord:     d.Coordinator,
+		routed:    map[string]time.Time{},
+		virtual:   map[string]VirtualTool{},
+		display:   d.Display,
+		previewer: d.Previewer,
 	}
 	e.bus = newBus(e)
 	e.events = newEventLog(e, cfg.EventBuffer)

@@ -45,6 +45,9 @@ type Batch struct {
 	InboundDone []Inbound
 	// Approvals are created in order; an existing id fails the batch.
 	Approvals []Approval
+	// Previews replace the previews of existing approvals (whatever their
+	// status: a preview may arrive after the decision).
+	Previews []ApprovalPreview
 	// Checkpoint stores (or replaces) the checkpoint of a paused run.
 	Checkpoint *Checkpoint
 	// Audit is appended to the audit log in order; the store assigns IDs
@@ -71,7 +74,7 @@ type SeqBlock struct {
 // Empty reports whether b writes nothing.
 func (b Batch) Empty() bool {
 	return b.Conversation == nil && b.CreateRun == nil && len(b.Messages) == 0 && len(b.InboundDone) == 0 &&
-		len(b.Approvals) == 0 && b.Checkpoint == nil && len(b.Audit) == 0 && b.UpdateRun == nil && b.Seq == nil
+		len(b.Approvals) == 0 && len(b.Previews) == 0 && b.Checkpoint == nil && len(b.Audit) == 0 && b.UpdateRun == nil && b.Seq == nil
 }
 
 // EventLog keeps the events of conversations as people were shown them,
@@ -220,6 +223,7 @@ const (
 	AuditFailed     = "failed"           // a tool ran and failed
 	AuditVote       = "vote"             // an approval counted towards a quorum that is not reached yet
 	AuditPolicy     = "denied_by_policy" // a policy rule denied the call; it never ran
+	AuditStale      = "stale"            // approved, but what its preview showed changed before it ran; asked again
 )
 
 // AuditEntry is one line of the audit log.

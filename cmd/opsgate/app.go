@@ -169,7 +169,8 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		Coordinator: coord,
 		// Everything shown to people, kept for streams or not, passes the
 		// redactor first.
-		Display: red.Events(),
+		Display:   red.Events(),
+		Previewer: previewer(cfg, host),
 	}
 	mem := longTermMemory(cfg, store, red, log)
 	if mem != nil {

@@ -40,6 +40,8 @@ Commands:
   migrate         apply pending database migrations
   audit           print the audit log (--since, --conversation, --json),
                   redacted; audit verify checks its hash chain
+  approvals       show ID prints an approval request with its whole
+                  preview diff
   policy          check [FILE] validates the policy file; explain shows
                   what it decides for one call (opsgate policy help)
   schedules       list the schedules and their next fires; schedules run
@@ -118,6 +120,7 @@ func mainEnv(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		"doctor":      e.doctor,
 		"migrate":     e.migrate,
 		"audit":       e.audit,
+		"approvals":   e.approvals,
 		"policy":      e.policy,
 		"schedules":   e.schedules,
 		"memory":      e.memory,

@@ -32,6 +32,8 @@ type conn struct {
 	log     *slog.Logger
 	client  *client.Client
 	proc    *process // stdio servers only
+	// server is the name the server gave in its serverInfo.
+	server string
 
 	mu       sync.Mutex
 	tools    []core.Tool
@@ -76,9 +78,11 @@ func dial(ctx, life context.Context, cfg ServerConfig, log *slog.Logger, names *
 	}
 	var init mcp.InitializeRequest
 	init.Params.ClientInfo = mcp.Implementation{Name: "opsgate", Version: version()}
-	if _, err := c.client.Initialize(ctx, init); err != nil {
+	res, err := c.client.Initialize(ctx, init)
+	if err != nil {
 		return nil, c.abort(fmt.Errorf("initialize: %w", err))
 	}
+	c.server = res.ServerInfo.Name
 	if err := c.list(ctx, names, schemas); err != nil {
 		return nil, c.abort(fmt.Errorf("list tools: %w", err))
 	}

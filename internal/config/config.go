@@ -133,6 +133,9 @@ type MCPServer struct {
 	// inside one relative to it. The filesystem server's own are learnt
 	// from its list_allowed_directories.
 	Roots []string `yaml:"roots"`
+	// Previews are recipes for the approval cards of this server's tools
+	// when it has no built-in preview (docs/design.md §18).
+	Previews []PreviewRecipe `yaml:"previews"`
 }
 
 // Approvals tunes the approval gate (which itself cannot be turned off).

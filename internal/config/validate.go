@@ -219,6 +219,9 @@ func (c *Config) validateTools() error {
 				return c.errorf(p+".env", "%q is not a valid environment variable name", k)
 			}
 		}
+		if err := c.validatePreviews(p+".previews", s.Previews); err != nil {
+			return err
+		}
 		if s.CallTimeout < 0 {
 			return c.errorf(p+".call_timeout", "must be a positive duration such as 10m, or 0 (or absent) for tools.call_timeout (got %s)", s.CallTimeout)
 		}

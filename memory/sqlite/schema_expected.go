@@ -4,7 +4,7 @@ package sqlite
 
 // expectedSchemaSum is migrationsSum of the migrations expectedSchemaObjects
 // were read from.
-const expectedSchemaSum = "a2d30e178d8199995e5f6ef119fc278306d6b24059d7995ac9c474c1f06af81d"
+const expectedSchemaSum = "e88e0d2652d63c54e040393590b291ae15f91ba6e263b8a8256f90a56da0b281"
 
 // expectedSchemaObjects is the schema those migrations make, as
 // CheckSchema compares it (the SQL of triggers only).

@@ -179,6 +179,37 @@ var goldenScenarios = []goldenScenario{
 		return [][]core.Event{paused(s, a), {s.Event(core.EventReady), s.Approval(core.EventToolDenied, decidedAs(a, core.ApprovalCancelled, core.Actor{}, "")),
 			s.Completed(core.RunStopped, "")}}
 	}},
+	{"card-preview", func(s *Script) [][]core.Event {
+		// Posted while the preview is worked out, then edited to show it
+		// (docs/design.md §18).
+		a := goldenApproval(s.Conv, s.Run)
+		a.Preview = &core.Preview{Status: core.PreviewPending}
+		ready := a
+		ready.Preview = &core.Preview{Status: core.PreviewReady, Summary: "replicas: 2 → 3",
+			Diff: " Deployment prod/web\n-replicas: 2\n+replicas: 3", Hash: "9c1f"}
+		return [][]core.Event{paused(s, a), {s.Approval(core.EventToolAwaitingApproval, ready)}}
+	}},
+	{"card-no-preview", func(s *Script) [][]core.Event {
+		a := goldenApproval(s.Conv, s.Run)
+		a.Preview = &core.Preview{Status: core.PreviewNone, Why: "timed out"}
+		return [][]core.Event{paused(s, a)}
+	}},
+	{"card-stale", func(s *Script) [][]core.Event {
+		// Approved, then found changed before it ran: the card says it
+		// did not run, and the request asked again says what changed.
+		a := goldenApproval(s.Conv, s.Run)
+		a.Preview = &core.Preview{Status: core.PreviewReady, Summary: "replicas: 2 → 3", Diff: "-replicas: 2\n+replicas: 3", Hash: "9c1f"}
+		stale := decidedAs(a, core.ApprovalApproved, goldenBob, "")
+		p := *a.Preview
+		p.Stale = `not run: changed since it was approved: was "replicas: 2 → 3", now "replicas: 4 → 3"; asked again in a new request`
+		stale.Preview = &p
+		again := goldenApproval(s.Conv, s.Run)
+		again.ID = "1b2c3d4e5f60718293a4b5c6d7e8f9a0"
+		again.Preview = &core.Preview{Status: core.PreviewReady, Summary: "replicas: 4 → 3", Diff: "-replicas: 4\n+replicas: 3", Hash: "7e02",
+			Changed: `changed since it was approved: was "replicas: 2 → 3", now "replicas: 4 → 3"`}
+		return [][]core.Event{paused(s, a), {s.Event(core.EventReady), s.Approval(core.EventToolApproved, stale),
+			s.Approval(core.EventToolAwaitingApproval, again), s.Completed(core.RunAwaitingApproval, "")}}
+	}},
 	{"proposal-pending", func(s *Script) [][]core.Event {
 		return [][]core.Event{proposed(s, goldenProposal(s))}
 	}},
