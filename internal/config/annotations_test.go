@@ -29,6 +29,16 @@ func TestAnnotationsLoad(t *testing.T) {
 	if got := c.Tools.Servers[0].Annotations; !cmp.Equal(got, Annotations{Read: []string{"get_*"}}) {
 		t.Errorf("annotations from OPSGATE_TOOLS_SERVERS = %+v", got)
 	}
+
+	// Empty lists, as in the design's example of a server entry, load and
+	// override nothing.
+	writeFile(t, dir, "c.yaml", argoServer+"      annotations: {read: [], destructive: []}\n")
+	if c, err = Load("c.yaml", env()); err != nil {
+		t.Fatalf("empty lists: %v", err)
+	}
+	if got := c.Tools.Servers[0].Annotations; len(got.Read)+len(got.Destructive) != 0 {
+		t.Errorf("empty lists loaded as %+v", got)
+	}
 }
 
 func TestAnnotationsErrors(t *testing.T) {
@@ -45,14 +55,10 @@ func TestAnnotationsErrors(t *testing.T) {
 			`config: tools.servers[0].annotations.read[1]: "list_[a-z" is not a valid glob (use *, ? and [a-z], and close every [) (c.yaml line 7)`},
 		{"empty glob", argoServer + "      annotations:\n        destructive: [\"\"]\n", nil,
 			`config: tools.servers[0].annotations.destructive[0]: empty glob: give a tool name or a pattern such as "get_*" (c.yaml line 7)`},
-		{"empty list", argoServer + "      annotations:\n        read: []\n", nil,
-			`config: tools.servers[0].annotations.read: is an empty list: give globs of the server's tool names such as ["get_*", "list_*"], or leave read out (c.yaml line 7)`},
 		{"a single glob, not a list", argoServer + "      annotations:\n        read: get_*\n", nil,
 			"config: tools.servers[0].annotations.read: must be a list (got \"get_*\") (c.yaml line 7)"},
 		{"not a mapping", argoServer + "      annotations: [get_*]\n", nil,
 			"config: tools.servers[0].annotations: must be a mapping of keys (got a list) (c.yaml line 6)"},
-		{"empty list from the environment", "", []string{"OPSGATE_TOOLS_SERVERS", `[{"name":"a","command":"a","annotations":{"destructive":[]}}]`},
-			`config: tools.servers[0].annotations.destructive: is an empty list: give globs of the server's tool names such as ["get_*", "list_*"], or leave destructive out (set by OPSGATE_TOOLS_SERVERS)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
