@@ -219,7 +219,7 @@ func (e *Engine) execTool(ctx context.Context, rs *runState, pc PendingCall, arg
 	}
 	e.emitResult(rs, pc, res, dur)
 	entry := AuditEntry{Time: e.now(), Kind: AuditExecuted, ConvKey: rs.run.ConvKey, RunID: id, Actor: actor,
-		Toolset: pc.Tool.Toolset, Tool: pc.Tool.Remote, Risk: pc.Tool.Risk, Duration: dur}
+		Toolset: pc.Tool.Toolset, Tool: pc.Tool.Remote, Risk: pc.Tool.Risk, RiskSource: pc.Tool.RiskSource, Duration: dur}
 	if h, herr := ActionHash(pc.Tool.Toolset, pc.Tool.Remote, args); herr == nil {
 		entry.ActionHash = h
 	}
@@ -285,6 +285,7 @@ func (e *Engine) pause(ctx context.Context, rs *runState, rest []PendingCall, fr
 			Actor: a.Requester, Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk,
 			Detail: withPreviewHash("", a.Preview)})
 	}
+	setRiskSources(proposed, rest)
 	cp := Checkpoint{
 		RunID: rs.run.ID, ConvKey: rs.run.ConvKey, Requester: rs.run.Requester, Pending: rest,
 		Toolsets: rs.toolsets, Iteration: rs.run.Iterations, CreatedAt: now,

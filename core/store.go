@@ -240,6 +240,11 @@ type AuditEntry struct {
 	Risk       Risk          `json:"risk,omitempty"`
 	Duration   time.Duration `json:"duration,omitempty"`
 	Detail     string        `json:"detail,omitempty"`
+	// RiskSource is where Risk came from (the server's annotations, a
+	// configured override, or the default), for entries of tool calls
+	// made since it is recorded; "" in older entries. Stores keep it with
+	// Risk (see StoredRisk).
+	RiskSource RiskSource `json:"risk_source,omitempty"`
 	// PrevHash and Hash chain the log (see ChainHash); the store sets them
 	// when it appends.
 	PrevHash string `json:"prev_hash,omitempty"`

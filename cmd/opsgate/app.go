@@ -74,6 +74,7 @@ func newTools(cfg *config.Config, log *slog.Logger, opts ...tools.Option) (*tool
 		servers[i] = tools.ServerConfig{
 			Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env,
 			URL: s.URL, Headers: s.Headers, CallTimeout: s.CallTimeout,
+			Annotations: tools.Annotations{Read: s.Annotations.Read, Destructive: s.Annotations.Destructive},
 		}
 	}
 	base := []tools.Option{tools.WithLogger(log.With("component", "tools")), tools.WithCallTimeout(cfg.Tools.CallTimeout)}

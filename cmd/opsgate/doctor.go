@@ -184,8 +184,9 @@ func (e *env) checkTools(ctx context.Context, r *report, cfg *config.Config) {
 		}
 		r.ok("tools", "%s: %d tools, %d need approval (%s)", s.Name, len(list), approval, serverWhere(s))
 		for _, t := range list {
-			r.detail("%-28s %s", t.Name, riskLabel(t.Risk))
+			r.detail("%-28s %s", t.Name, riskLabel(t))
 		}
+		checkAnnotations(ctx, r, host, s, list)
 	}
 	r.ok("tools", "loaded by default: %s", joinOr(cfg.Tools.DefaultToolsets, "none"))
 }
@@ -197,14 +198,17 @@ func serverWhere(s config.MCPServer) string {
 	return strings.Join(append([]string{s.Command}, s.Args...), " ")
 }
 
-func riskLabel(r core.Risk) string {
-	switch r {
-	case core.RiskRead:
+func riskLabel(t core.Tool) string {
+	configured := t.RiskSource == core.RiskConfigured
+	switch {
+	case t.Risk == core.RiskRead && configured:
+		return "read (configured)"
+	case t.Risk == core.RiskRead:
 		return "read"
-	case core.RiskDestructive:
-		return "destructive (needs approval)"
+	case configured:
+		return string(t.Risk) + " (configured), needs approval"
 	default:
-		return string(r) + " (needs approval)"
+		return string(t.Risk) + " (needs approval)"
 	}
 }
 

@@ -125,6 +125,9 @@ type MCPServer struct {
 	// CallTimeout overrides tools.call_timeout for this server; 0 (or
 	// absent) means tools.call_timeout.
 	CallTimeout time.Duration `yaml:"call_timeout"`
+	// Annotations override the risk the server's own MCP annotations give
+	// its tools (docs/design.md §3).
+	Annotations Annotations `yaml:"annotations"`
 	// Roots are the directories the server serves (absolute, or relative
 	// to the working directory): a policy args glob also matches a path
 	// inside one relative to it. The filesystem server's own are learnt

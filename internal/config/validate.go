@@ -225,6 +225,9 @@ func (c *Config) validateTools() error {
 		if s.CallTimeout < 0 {
 			return c.errorf(p+".call_timeout", "must be a positive duration such as 10m, or 0 (or absent) for tools.call_timeout (got %s)", s.CallTimeout)
 		}
+		if err := c.validateAnnotations(p+".annotations", s.Annotations); err != nil {
+			return err
+		}
 	}
 	for i, ts := range c.Tools.DefaultToolsets {
 		if _, ok := names[ts]; !ok && !slices.Contains(ReservedToolsets, ts) {
