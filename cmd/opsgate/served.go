@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/httpapi"
-	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/internal/apitokens"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/memory"
 )
@@ -62,16 +62,5 @@ func apiTokensAtStart(ctx context.Context, cfg *config.Config) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("listing the API tokens: %w", err)
 	}
-	return activeTokens(list, time.Now()), nil
-}
-
-// activeTokens counts the tokens neither revoked nor expired at now.
-func activeTokens(list []core.APIToken, now time.Time) int {
-	n := 0
-	for _, t := range list {
-		if t.RevokedAt.IsZero() && !t.Expired(now) {
-			n++
-		}
-	}
-	return n
+	return apitokens.Active(list, time.Now()), nil
 }

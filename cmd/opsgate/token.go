@@ -84,20 +84,7 @@ func (e *env) warnUnmapped(cfg *config.Config, person string) {
 		fmt.Fprintf(e.stderr, "opsgate: warning: the policy file could not be read to check api:%s: %v\n", person, err)
 		return
 	}
-	if unmapped(pol, person) {
-		fmt.Fprintf(e.stderr, "opsgate: warning: %s\n", unmappedText(cfg, person))
+	if apitokens.Unmapped(pol, person) {
+		fmt.Fprintf(e.stderr, "opsgate: warning: %s\n", apitokens.UnmappedText(cfg.Policy.File, person))
 	}
-}
-
-// unmapped reports whether pol maps no person to api:<person>: a token of
-// that person then acts as a person of its own, with no role, and every
-// decision it sends is refused.
-func unmapped(pol *policy.Policy, person string) bool {
-	id := "api:" + person
-	return pol.Person(id) == id
-}
-
-func unmappedText(cfg *config.Config, person string) string {
-	return fmt.Sprintf("%s maps no person to api:%s, so this token has no role; add it under people, e.g. %s: {api: %s}",
-		cfg.Policy.File, person, person, person)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/opsgate/opsgate/adapters/httpapi"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/internal/cli"
+	"github.com/opsgate/opsgate/policy"
 )
 
 // Help is opsgate token's help.
@@ -137,4 +138,30 @@ func timeOr(t time.Time, none string) string {
 		return none
 	}
 	return t.Format(time.RFC3339)
+}
+
+// Active counts the tokens neither revoked nor expired at now.
+func Active(list []core.APIToken, now time.Time) int {
+	n := 0
+	for _, t := range list {
+		if t.RevokedAt.IsZero() && !t.Expired(now) {
+			n++
+		}
+	}
+	return n
+}
+
+// Unmapped reports whether pol maps no person to api:<person>: a token of
+// that person then acts as a person of its own, with no role, and every
+// decision it sends is refused.
+func Unmapped(pol *policy.Policy, person string) bool {
+	id := "api:" + person
+	return pol.Person(id) == id
+}
+
+// UnmappedText is the warning for a token whose person the policy file
+// maps to no one.
+func UnmappedText(policyFile, person string) string {
+	return fmt.Sprintf("%s maps no person to api:%s, so this token has no role; add it under people, e.g. %s: {api: %s}",
+		policyFile, person, person, person)
 }
