@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/opsgate/opsgate/adapters/chats/incidentthreads"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/llm"
 	"github.com/opsgate/opsgate/core/tools"
@@ -40,7 +41,7 @@ type app struct {
 	memory *memory.Memory
 	// incidents is the intake of Alertmanager's notifications; nil when
 	// none are configured.
-	incidents *incidents
+	incidents *incidentthreads.Threads
 }
 
 type appOptions struct {
@@ -129,8 +130,8 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	roots := tools.NewRoots(configuredRoots(cfg))
 	roots.Learn(host.AskRoots(log))
 	popts.Roots = roots.Of
-	var inc *incidents // known once the store is open; nil answers nothing
-	popts.Place = func(key string) (string, string) { return inc.place(key) }
+	var inc *incidentthreads.Threads // known once the store is open; nil answers nothing
+	popts.Place = func(key string) (string, string) { return inc.Place(key) }
 	pol, err := policy.Load(cfg.Policy.File, popts)
 	if err != nil {
 		host.Close()

@@ -41,7 +41,7 @@ func (e *env) routes(a *app, set *chats.Set, m *metrics.Metrics) (h http.Handler
 		if a.incidents != nil {
 			// Any method: the hook answers 405 itself (the console takes
 			// "/" for every other path).
-			mux.Handle(httpapi.HookAlertmanager, api.AlertmanagerHook(a.incidents.svc))
+			mux.Handle(httpapi.HookAlertmanager, api.AlertmanagerHook(a.incidents.Service))
 		}
 		// The console takes every other path (404 for what it does not
 		// serve, 405 for other methods). "/" rather than "GET /": the mux

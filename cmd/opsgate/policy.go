@@ -1,48 +1,25 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 
 	"github.com/opsgate/opsgate/adapters/telegram"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/policy"
+	"github.com/opsgate/opsgate/policy/policycli"
 )
-
-const policyHelp = `Usage:
-  opsgate policy check [FILE]
-  opsgate policy explain --as IDENTITY --server NAME --tool NAME [--args JSON]
-                         [--risk read|write|destructive] [--policy FILE]
-  opsgate policy explain --can-see KEY [--policy FILE]
-
-check validates a policy file (default: policy.file of the configuration):
-it prints "ok: N people, N roles, N rules", or the first problem as
-FILE:LINE: key: what is wrong, and exits 1.
-
-explain prints what the policy decides for one call, like kubectl auth
-can-i: the rule that matches, the action, who may approve and how many
-must. IDENTITY is platform:id (slack:U0BOB, telegram:12345678,
-terminal:alice). explain works offline: it does not ask the MCP servers
-for the tool's risk, so give --risk as the tool's annotations would
-(default: write, as for a tool without annotations).
-
-explain --can-see KEY lists who may see conversation KEY (through the API
-and its console) and why: the admins, the policy's visibility rules, a
-terminal conversation's own person. Anyone who took part in it (sent a
-message, voted, was eligible to decide one of its approvals, started it
-through the API) sees it too, except a terminal conversation.
-`
 
 func (e *env) policy(_ context.Context, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprint(e.stderr, policyHelp)
+		fmt.Fprint(e.stderr, policycli.Help)
 		return exitUsage
 	}
 	switch args[0] {
@@ -51,16 +28,15 @@ func (e *env) policy(_ context.Context, args []string) int {
 	case "explain":
 		return e.policyExplain(args[1:])
 	case "help", "-h", "--help":
-		fmt.Fprint(e.stdout, policyHelp)
+		fmt.Fprint(e.stdout, policycli.Help)
 		return exitOK
 	}
-	fmt.Fprintf(e.stderr, "opsgate policy: unknown command %q\n\n%s", args[0], policyHelp)
+	fmt.Fprintf(e.stderr, "opsgate policy: unknown command %q\n\n%s", args[0], policycli.Help)
 	return exitUsage
 }
 
 func (e *env) policyCheck(args []string) int {
-	fs := flag.NewFlagSet("policy check", flag.ContinueOnError)
-	files, code, ok := e.parseArgs(fs, args, policyHelp, 1)
+	files, code, ok := e.parseArgs(flag.NewFlagSet("policy check", flag.ContinueOnError), args, policycli.Help, 1)
 	if !ok {
 		return code
 	}
@@ -72,93 +48,33 @@ func (e *env) policyCheck(args []string) int {
 	if len(files) == 1 {
 		file = files[0]
 	}
-	if file == "" {
-		fmt.Fprintln(e.stdout, "ok: no policy file (policy.file is not set): the requester or the platform's approvers decide")
-		return exitOK
-	}
-	p, err := policy.Load(file, policyOptions(cfg))
-	if err != nil {
-		fmt.Fprintln(e.stderr, err)
-		return exitError
-	}
-	people, roles, rules := p.Counts()
-	fmt.Fprintf(e.stdout, "ok: %d people, %d roles, %d rules\n", people, roles, rules)
-	// Warnings leave the exit code alone: the file is valid as written.
-	for _, w := range p.Warnings() {
-		fmt.Fprintln(e.stdout, w)
-	}
-	return exitOK
+	return policycli.Check(e.io(), file, policyOptions(cfg))
 }
 
 func (e *env) policyExplain(args []string) int {
 	fs := flag.NewFlagSet("policy explain", flag.ContinueOnError)
-	as := fs.String("as", "", "who asks: platform:id")
-	server := fs.String("server", "", "the MCP server (toolset)")
-	tool := fs.String("tool", "", "the tool's name on its server")
-	argsJSON := fs.String("args", "{}", "the call's arguments as JSON")
-	risk := fs.String("risk", string(core.RiskWrite), "read, write or destructive")
-	file := fs.String("policy", "", "policy file (default: policy.file)")
-	canSee := fs.String("can-see", "", "list who may see this conversation key instead")
-	if code, ok := e.parse(fs, args, policyHelp); !ok {
+	var f policycli.ExplainFlags
+	f.Register(fs)
+	if code, ok := e.parse(fs, args, policycli.Help); !ok {
 		return code
 	}
-	if *canSee != "" {
-		return e.policyCanSee(*canSee, *file)
-	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(e.stderr, "opsgate policy explain: %s\n\n%s", fmt.Sprintf(format, a...), policyHelp)
-		return exitUsage
-	}
-	platform, id, _ := strings.Cut(*as, ":")
-	switch {
-	case platform == "" || id == "":
-		return usage("--as: want an identity platform:id, such as slack:U0BOB (got %q)", *as)
-	case *server == "" || *tool == "":
-		return usage("--server and --tool are required")
-	}
-	switch core.Risk(*risk) {
-	case core.RiskRead, core.RiskWrite, core.RiskDestructive:
-	default:
-		return usage("--risk: want read, write or destructive (got %q)", *risk)
-	}
-	canon, err := core.CanonicalJSON([]byte(*argsJSON))
-	if err != nil {
-		return usage("--args: %v", err)
+	var call core.PolicyCall
+	if f.CanSee == "" {
+		var err error
+		if call, err = f.Call(); err != nil {
+			fmt.Fprintf(e.stderr, "opsgate policy explain: %v\n\n%s", err, policycli.Help)
+			return exitUsage
+		}
 	}
 	cfg, ok := e.setup(slog.LevelWarn)
 	if !ok {
 		return exitError
 	}
-	if *file == "" {
-		*file = cfg.Policy.File
+	file := cmp.Or(f.Policy, cfg.Policy.File)
+	if f.CanSee != "" {
+		return policycli.CanSee(e.io(), file, policyOptions(cfg), f.CanSee)
 	}
-	p, err := policy.Load(*file, policyOptions(cfg))
-	if err != nil {
-		fmt.Fprintln(e.stderr, err)
-		return exitError
-	}
-	c := core.PolicyCall{Server: *server, Tool: *tool, Arguments: canon, Risk: core.Risk(*risk),
-		Requester: core.Actor{ID: *as}, ConvKey: platform + ":explain"}
-	p.Explain(e.stdout, c)
-	return exitOK
-}
-
-// policyCanSee prints who may see conversation key by the policy file.
-func (e *env) policyCanSee(key, file string) int {
-	cfg, ok := e.setup(slog.LevelWarn)
-	if !ok {
-		return exitError
-	}
-	if file == "" {
-		file = cfg.Policy.File
-	}
-	p, err := policy.Load(file, policyOptions(cfg))
-	if err != nil {
-		fmt.Fprintln(e.stderr, err)
-		return exitError
-	}
-	p.ExplainCanSee(e.stdout, key)
-	return exitOK
+	return policycli.Explain(e.io(), file, policyOptions(cfg), call)
 }
 
 // configuredRoots are the roots: of each server in tools.servers.

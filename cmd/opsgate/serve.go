@@ -92,7 +92,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	// by its own lease.
 	a.holdReplicaLease(ctx, replicaName(), e.log)
 	if a.incidents != nil {
-		if err := a.incidents.attach(cfg, a, chats); err != nil {
+		if err := a.incidents.Attach(chats, a.engine, a.store); err != nil {
 			e.fail(err)
 			e.closeApp(a)
 			return exitError
