@@ -146,24 +146,18 @@ func (e *env) commonFlags(fs *flag.FlagSet) {
 	fs.StringVar(&e.logLevel, "log-level", e.logLevel, "debug, info, warn or error")
 }
 
-// parse parses a command's flags (which include the common ones). ok is
-// false when the command must end with code.
+// parse parses a command's flags (which include the common ones) and
+// takes no argument. ok is false when the command must end with code.
 func (e *env) parse(fs *flag.FlagSet, args []string, help string) (code int, ok bool) {
-	fs.SetOutput(io.Discard)
 	e.commonFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(e.stdout, help)
-			return exitOK, false
-		}
-		fmt.Fprintf(e.stderr, "opsgate %s: %v\n\n%s", fs.Name(), err, help)
-		return exitUsage, false
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "opsgate %s: unexpected argument %q\n\n%s", fs.Name(), fs.Arg(0), help)
-		return exitUsage, false
-	}
-	return 0, true
+	return e.io().Parse(fs, args, help)
+}
+
+// parseArgs is parse for a command that takes up to max arguments, with
+// flags before or after them.
+func (e *env) parseArgs(fs *flag.FlagSet, args []string, help string, max int) (rest []string, code int, ok bool) {
+	e.commonFlags(fs)
+	return e.io().ParseArgs(fs, args, help, max)
 }
 
 // setup creates the logger and loads the configuration; on failure it has

@@ -5,49 +5,29 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/opsgate/opsgate/adapters/terminal"
 	"log/slog"
 	"strings"
 
+	"github.com/opsgate/opsgate/adapters/terminal"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/timeline"
-	"github.com/opsgate/opsgate/internal/config"
-	"github.com/opsgate/opsgate/internal/tokens"
 	"github.com/opsgate/opsgate/memory"
 	"github.com/opsgate/opsgate/memory/docs"
 )
 
-const incidentHelp = `Usage:
-  opsgate incident report KEY [--format md|json]
-  opsgate incident postmortem KEY
-
-incident report prints the timeline of conversation KEY (an incident's
-incident:<hash>, or any other conversation) from what the store keeps: a
-header (start, end, duration, people, changes made and whose approval they
-ran on, approvals) and every step in order with its UTC time and actor:
-alerts fired and resolved, messages, tool calls (risk, outcome, duration),
-approvals asked, voted and decided, previews, stops and errors. --format
-json prints the same as JSON, in a stable form.
-
-incident postmortem asks the model for a postmortem draft from the timeline,
-prints it and keeps it as a postmortem draft (agent_draft) in the channel
-memory of the conversation; an admin promotes it (opsgate memory promote ID,
-or the promotion card in chat).
-`
-
 func (e *env) incident(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("incident", flag.ContinueOnError)
 	format := fs.String("format", "md", "report: md or json")
-	rest, code, ok := e.parseArgs(fs, args, incidentHelp, 2)
+	rest, code, ok := e.parseArgs(fs, args, timeline.Help, 2)
 	if !ok {
 		return code
 	}
 	if len(rest) != 2 || (rest[0] != "report" && rest[0] != "postmortem") {
-		fmt.Fprint(e.stderr, incidentHelp)
+		fmt.Fprint(e.stderr, timeline.Help)
 		return exitUsage
 	}
 	if *format != "md" && *format != "json" {
-		fmt.Fprintf(e.stderr, "opsgate incident: --format: want md or json (got %q)\n\n%s", *format, incidentHelp)
+		fmt.Fprintf(e.stderr, "opsgate incident: --format: want md or json (got %q)\n\n%s", *format, timeline.Help)
 		return exitUsage
 	}
 	cfg, ok := e.setup(slog.LevelWarn)
@@ -66,60 +46,25 @@ func (e *env) incident(ctx context.Context, args []string) int {
 	}
 	defer store.Close()
 	t, err := timeline.OfConversation(ctx, store, rest[1])
-	if err != nil {
-		e.fail(err)
-		return exitError
-	}
-	t.Redact(red.String)
-	if rest[0] == "postmortem" {
-		return e.postmortem(ctx, cfg, store, t)
-	}
-	if *format == "json" {
-		b, err := t.JSON()
-		if err != nil {
-			e.fail(err)
-			return exitError
+	if err == nil {
+		t.Redact(red.String)
+		if rest[0] == "postmortem" {
+			ds, ok := store.(docs.Store)
+			if !ok {
+				e.fail(errors.New("memory: this store keeps no memory documents"))
+				return exitError
+			}
+			saver := memory.PostmortemSaver{Memory: memoryOver(cfg, ds, red)}
+			newM := func() (core.Model, error) { return newModel(cfg) }
+			err = timeline.WritePostmortem(ctx, e.stdout, newM, saver, terminal.LocalUser(e.getenv), t, red.String)
+		} else {
+			err = timeline.Report(e.stdout, t, *format)
 		}
-		e.stdout.Write(b)
-		return exitOK
 	}
-	fmt.Fprint(e.stdout, t.Markdown())
-	return exitOK
-}
-
-func (e *env) postmortem(ctx context.Context, cfg *config.Config, store core.Store, t timeline.Timeline) int {
-	ds, ok := store.(docs.Store)
-	if !ok {
-		e.fail(errors.New("memory: this store keeps no memory documents"))
-		return exitError
-	}
-	if len(t.Steps) == 0 {
-		e.fail(fmt.Errorf("no postmortem for %s: nothing is recorded in it", t.ConvKey))
-		return exitError
-	}
-	model, err := newModel(cfg)
 	if err != nil {
 		e.fail(err)
 		return exitError
 	}
-	red, err := newRedactor(cfg)
-	if err != nil {
-		e.fail(err)
-		return exitError
-	}
-	m := memory.New(ds, memory.Options{Secrets: red.String, Tokens: tokens.Count, MaxDocBytes: cfg.Memory.MaxDocBytes, MinScore: minScore(cfg)})
-	d, err := timeline.Postmortem(ctx, model, t)
-	if err != nil {
-		e.fail(err)
-		return exitError
-	}
-	fmt.Fprintf(e.stdout, "# %s (draft)\n\n%s\n\n", d.Title, red.String(d.Content))
-	path, id, err := (memory.PostmortemSaver{Memory: m}).SavePostmortem(ctx, t.ConvKey, terminal.LocalUser(e.getenv), t, d)
-	if err != nil {
-		e.fail(fmt.Errorf("the draft was not saved to memory: %w", err))
-		return exitError
-	}
-	fmt.Fprintln(e.stdout, timeline.SavedNote(path, id))
 	return exitOK
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/opsgate/opsgate/memory"
 	"github.com/opsgate/opsgate/memory/docs"
 	"github.com/opsgate/opsgate/memory/memorycli"
+	"github.com/opsgate/opsgate/policy/redact"
 )
 
 func (e *env) memory(ctx context.Context, args []string) int {
@@ -76,6 +77,10 @@ func (e *env) openMemory(ctx context.Context, cfg *config.Config) (*memory.Memor
 		store.Close()
 		return nil, nil, errors.New("memory: this store keeps no memory documents")
 	}
-	m := memory.New(ds, memory.Options{Secrets: red.String, Tokens: tokens.Count, MaxDocBytes: cfg.Memory.MaxDocBytes, MinScore: minScore(cfg)})
-	return m, func() { store.Close() }, nil
+	return memoryOver(cfg, ds, red), func() { store.Close() }, nil
+}
+
+// memoryOver is long-term memory over ds, scanning writes with red.
+func memoryOver(cfg *config.Config, ds docs.Store, red *redact.Redactor) *memory.Memory {
+	return memory.New(ds, memory.Options{Secrets: red.String, Tokens: tokens.Count, MaxDocBytes: cfg.Memory.MaxDocBytes, MinScore: minScore(cfg)})
 }

@@ -3,10 +3,8 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 
 	"github.com/opsgate/opsgate/adapters/telegram"
@@ -107,31 +105,4 @@ func policyOptions(cfg *config.Config) policy.Options {
 	}
 	incidentApprovers(cfg, scheds)
 	return policy.Options{PlatformApprovers: platforms, ScheduleApprovers: scheds, Roots: tools.NewRoots(configuredRoots(cfg)).Of}
-}
-
-// parseArgs is parse for a command that takes up to max arguments, with
-// flags before or after them.
-func (e *env) parseArgs(fs *flag.FlagSet, args []string, help string, max int) (rest []string, code int, ok bool) {
-	fs.SetOutput(io.Discard)
-	e.commonFlags(fs)
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(e.stdout, help)
-				return nil, exitOK, false
-			}
-			fmt.Fprintf(e.stderr, "opsgate %s: %v\n\n%s", fs.Name(), err, help)
-			return nil, exitUsage, false
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest = append(rest, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	if len(rest) > max {
-		fmt.Fprintf(e.stderr, "opsgate %s: unexpected argument %q\n\n%s", fs.Name(), rest[max], help)
-		return nil, exitUsage, false
-	}
-	return rest, 0, true
 }

@@ -35,7 +35,7 @@ func TestSIGHUPReloadKeepsPolicyOnBadFile(t *testing.T) {
 	var logs coretest.SyncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	reloaded := reloadPolicyOnHUP(ctx, holder, file, slog.New(slog.NewTextHandler(&logs, nil)))
+	reloaded := policy.ReloadOnHUP(ctx, holder, file, slog.New(slog.NewTextHandler(&logs, nil)))
 	call := core.PolicyCall{Server: "k8s", Tool: "pods_delete", Risk: core.RiskDestructive, Requester: core.Actor{ID: "slack:U1"}}
 	hup := func() error {
 		t.Helper()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/internal/metrics"
+	"github.com/opsgate/opsgate/policy"
 )
 
 const serveHelp = `Usage: opsgate serve [--allow-empty]
@@ -100,7 +101,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	}
 	a.engine.Subscribe("", m.Subscriber(), core.SubscribeOptions{})
 	serveChats(chats, a)
-	reloadPolicyOnHUP(ctx, a.policy, cfg.Policy.File, e.log)
+	policy.ReloadOnHUP(ctx, a.policy, cfg.Policy.File, e.log)
 	closeChats := chats.Close
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {

@@ -6,6 +6,8 @@
 package cli
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 )
@@ -29,4 +31,49 @@ type IO struct {
 func (c IO) Fail(err error) int {
 	fmt.Fprintf(c.Stderr, "opsgate: %v\n", err)
 	return ExitError
+}
+
+// Parse parses a command's flags; the command takes no argument. ok is
+// false when the command must end with code: its help was asked for
+// (printed on Stdout) or the flags are wrong (said on Stderr).
+func (c IO) Parse(fs *flag.FlagSet, args []string, help string) (code int, ok bool) {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		return c.parseFailed(fs, err, help), false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(c.Stderr, "opsgate %s: unexpected argument %q\n\n%s", fs.Name(), fs.Arg(0), help)
+		return ExitUsage, false
+	}
+	return ExitOK, true
+}
+
+// ParseArgs is Parse for a command that takes up to max arguments, with
+// flags before or after them; it returns the arguments.
+func (c IO) ParseArgs(fs *flag.FlagSet, args []string, help string, max int) (rest []string, code int, ok bool) {
+	fs.SetOutput(io.Discard)
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, c.parseFailed(fs, err, help), false
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(rest) > max {
+		fmt.Fprintf(c.Stderr, "opsgate %s: unexpected argument %q\n\n%s", fs.Name(), rest[max], help)
+		return nil, ExitUsage, false
+	}
+	return rest, ExitOK, true
+}
+
+func (c IO) parseFailed(fs *flag.FlagSet, err error, help string) int {
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(c.Stdout, help)
+		return ExitOK
+	}
+	fmt.Fprintf(c.Stderr, "opsgate %s: %v\n\n%s", fs.Name(), err, help)
+	return ExitUsage
 }

@@ -1,4 +1,4 @@
-package main
+package policy
 
 import (
 	"context"
@@ -6,15 +6,13 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/opsgate/opsgate/policy"
 )
 
-// reloadPolicyOnHUP reloads the policy file into holder on every SIGHUP
+// ReloadOnHUP reloads the policy file into holder, for serve, on every SIGHUP
 // until ctx ends (docs/design.md §11). The swap is atomic; a file that does not
 // load keeps the policy in force, and the log says why (FILE:LINE). The
 // returned channel receives the outcome of each reload, for tests.
-func reloadPolicyOnHUP(ctx context.Context, holder *policy.Holder, file string, log *slog.Logger) <-chan error {
+func ReloadOnHUP(ctx context.Context, holder *Holder, file string, log *slog.Logger) <-chan error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	done := make(chan error, 16)
@@ -26,7 +24,7 @@ func reloadPolicyOnHUP(ctx context.Context, holder *policy.Holder, file string, 
 				return
 			case <-hup:
 			}
-			err := reloadPolicy(holder, file, log)
+			err := reload(holder, file, log)
 			select {
 			case done <- err:
 			default:
@@ -36,7 +34,7 @@ func reloadPolicyOnHUP(ctx context.Context, holder *policy.Holder, file string, 
 	return done
 }
 
-func reloadPolicy(holder *policy.Holder, file string, log *slog.Logger) error {
+func reload(holder *Holder, file string, log *slog.Logger) error {
 	if file == "" {
 		log.Info("SIGHUP: no policy file to reload (policy.file is not set)")
 		return nil
