@@ -4,12 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
-	"net/http"
-	"strings"
-	"time"
+
+	"github.com/opsgate/opsgate/internal/readiness"
 )
 
 const healthcheckHelp = `Usage: opsgate healthcheck
@@ -28,27 +25,8 @@ func (e *env) healthcheck(ctx context.Context, args []string) int {
 	if !ok {
 		return exitError
 	}
-	host, port, err := net.SplitHostPort(cfg.Server.Listen)
-	if err != nil {
-		e.fail(fmt.Errorf("healthcheck: server.listen: %w", err))
-		return exitError
-	}
-	if host == "" || host == "0.0.0.0" || host == "::" {
-		host = "127.0.0.1"
-	}
-	ctx, cancel := context.WithTimeout(ctx, 4*time.Second)
-	defer cancel()
-	url := "http://" + net.JoinHostPort(host, port) + "/healthz"
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.fail(fmt.Errorf("healthcheck: %w", err))
-		return exitError
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	if resp.StatusCode != http.StatusOK {
-		e.fail(fmt.Errorf("healthcheck: %s: %s %s", url, resp.Status, strings.TrimSpace(string(body))))
+	if err := readiness.Check(ctx, cfg.Server.Listen); err != nil {
+		e.fail(err)
 		return exitError
 	}
 	fmt.Fprintln(e.stdout, "ok")

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/opsgate/opsgate/adapters/terminal"
 	"github.com/opsgate/opsgate/core"
@@ -72,7 +71,7 @@ func (e *env) incident(ctx context.Context, args []string) int {
 // (/remember, /memory, /forget) when memory is on, and the timeline's
 // (/timeline, /postmortem) when the store keeps timelines.
 func chatCommands(store core.Store, model core.Model, mem *memory.Memory, log *slog.Logger) core.Commands {
-	var cs commandChain
+	var cs core.CommandChain
 	if mem != nil {
 		cs = append(cs, mem)
 	}
@@ -87,20 +86,4 @@ func chatCommands(store core.Store, model core.Model, mem *memory.Memory, log *s
 		return nil
 	}
 	return cs
-}
-
-// commandChain asks each of its Commands in turn; the first that knows
-// the command answers it.
-type commandChain []core.Commands
-
-func (cc commandChain) Command(ctx context.Context, c core.CommandCall) (string, bool) {
-	if !strings.HasPrefix(strings.TrimSpace(c.Text), "/") {
-		return "", false
-	}
-	for _, x := range cc {
-		if reply, ok := x.Command(ctx, c); ok {
-			return reply, true
-		}
-	}
-	return "", false
 }
