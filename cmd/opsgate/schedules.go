@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/chats"
@@ -16,16 +14,6 @@ import (
 	"github.com/opsgate/opsgate/core/schedule"
 	"github.com/opsgate/opsgate/internal/config"
 )
-
-const schedulesHelp = `Usage: opsgate schedules [run NAME]
-
-Without arguments, list the configured schedules with their next fires.
-
-  run NAME  fire the schedule now, in this process, against the configured
-            store and target, print the answer on stdout (like chat -m),
-            and exit 0 when its run completed (1 when it failed or could
-            not start)
-`
 
 // buildSchedules parses the configured schedules; a target on a platform
 // that is not enabled is an error naming the schedule.
@@ -63,7 +51,7 @@ func replicaName() string {
 // schedules is `opsgate schedules [run NAME]`.
 func (e *env) schedules(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("schedules", flag.ContinueOnError)
-	rest, code, ok := e.parseArgs(fs, args, schedulesHelp, 2)
+	rest, code, ok := e.parseArgs(fs, args, schedule.Help, 2)
 	if !ok {
 		return code
 	}
@@ -77,7 +65,7 @@ func (e *env) schedules(ctx context.Context, args []string) int {
 	case rest[0] == "run" && len(rest) == 2:
 		return e.runSchedule(ctx, cfg, rest[1])
 	default:
-		fmt.Fprintf(e.stderr, "opsgate schedules: unexpected arguments %q\n\n%s", rest, schedulesHelp)
+		fmt.Fprintf(e.stderr, "opsgate schedules: unexpected arguments %q\n\n%s", rest, schedule.Help)
 		return exitUsage
 	}
 }
@@ -89,14 +77,9 @@ func (e *env) listSchedules(cfg *config.Config) int {
 	}
 	now := time.Now()
 	for i, s := range cfg.Schedules {
-		spec, err := schedule.Parse(s.Cron)
-		if err != nil {
+		if err := schedule.WriteNext(e.stdout, s.Name, s.Cron, s.Target, now); err != nil {
 			e.fail(fmt.Errorf("config: schedules[%d].cron: %w", i, err))
 			return exitError
-		}
-		fmt.Fprintf(e.stdout, "%s  %q → %s\n", s.Name, s.Cron, s.Target)
-		for _, t := range schedule.NextN(spec, now, 3) {
-			fmt.Fprintf(e.stdout, "  next %s (in %s)\n", t.Format(time.RFC3339), t.Sub(now).Round(time.Second))
 		}
 	}
 	return exitOK
@@ -126,19 +109,7 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 		e.fail(err)
 		return exitError
 	}
-	var failed atomic.Value // string: the run's error
-	sender := core.SenderFunc(func(ctx context.Context, ev core.Event) error {
-		if ev.Type == core.EventWorkflowError {
-			failed.Store(ev.Text)
-		}
-		// The answer goes to stdout whatever the target, as chat -m prints
-		// it: the log target logs it at info, which the default level hides.
-		// A step that only called tools has no text to print.
-		if ev.Type == core.EventGenerationComplete && strings.TrimSpace(ev.Text) != "" {
-			fmt.Fprintln(e.stdout, ev.Text)
-		}
-		return nil
-	})
+	sender := &schedule.Answers{Out: e.stdout}
 	a, err := openApp(ctx, cfg, e.log, sender)
 	if err != nil {
 		e.fail(err)
@@ -171,7 +142,7 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
 	_ = a.engine.Wait(wctx)
 	wcancel()
-	if msg, _ := failed.Load().(string); err == nil && msg != "" {
+	if msg := sender.Failed(); err == nil && msg != "" {
 		err = errors.New(msg)
 	}
 	if err != nil {

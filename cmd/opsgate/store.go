@@ -28,11 +28,6 @@ type (
 	alive interface {
 		Alive() (ok bool, detail string)
 	}
-	migrator interface {
-		Migrate(ctx context.Context) (applied []string, err error)
-		SchemaVersion(ctx context.Context) (int, error)
-		CheckSchema(ctx context.Context) error
-	}
 )
 
 // openStore opens (creating and migrating) the store named by store.url.
