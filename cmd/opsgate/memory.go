@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"log/slog"
 
 	"github.com/opsgate/opsgate/adapters/terminal"
@@ -17,36 +16,15 @@ import (
 )
 
 func (e *env) memory(ctx context.Context, args []string) int {
-	var f memorycli.Flags
 	fs := flag.NewFlagSet("memory", flag.ContinueOnError)
-	fs.BoolVar(&f.Explain, "explain", false, "search: show each score component")
-	fs.StringVar(&f.Conversation, "conversation", "", "search: as this conversation sees memory")
-	fs.StringVar(&f.Person, "person", "", "search: the person asking (with --conversation)")
-	fs.IntVar(&f.Limit, "limit", 6, "search: how many documents")
-	fs.StringVar(&f.Scope, "scope", "", "list, show: the scope")
-	fs.StringVar(&f.Type, "type", "", "list: only this type")
-	fs.StringVar(&f.Status, "status", "", "list: only this status")
-	fs.StringVar(&f.Dir, "dir", "", "export: write Markdown files here instead of JSON Lines to stdout")
+	var f memorycli.Flags
+	f.Register(fs)
 	rest, code, ok := e.parseArgs(fs, args, memorycli.Help, 64)
 	if !ok {
 		return code
 	}
-	if len(rest) == 0 {
-		fmt.Fprint(e.stderr, memorycli.Help)
-		return exitUsage
-	}
-	cmd, rest := rest[0], rest[1:]
-	if n, fixed := memorycli.Args[cmd]; fixed && len(rest) != n {
-		fmt.Fprintf(e.stderr, "opsgate memory %s: want %d argument(s), got %q\n\n%s", cmd, n, rest, memorycli.Help)
-		return exitUsage
-	}
-	if cmd == "search" && len(rest) == 0 {
-		fmt.Fprintf(e.stderr, "opsgate memory search: want a QUERY\n\n%s", memorycli.Help)
-		return exitUsage
-	}
-	if _, fixed := memorycli.Args[cmd]; !fixed && cmd != "search" {
-		fmt.Fprintf(e.stderr, "opsgate memory: unknown subcommand %q\n\n%s", cmd, memorycli.Help)
-		return exitUsage
+	if err := memorycli.Check(rest); err != nil {
+		return e.io().Usage(err, memorycli.Help)
 	}
 	cfg, ok := e.setup(slog.LevelWarn)
 	if !ok {
@@ -58,7 +36,7 @@ func (e *env) memory(ctx context.Context, args []string) int {
 		return exitError
 	}
 	defer closeStore()
-	return memorycli.Command{IO: e.io(), Memory: m, By: terminal.LocalUser(e.getenv).ID}.Run(ctx, cmd, rest, f)
+	return memorycli.Command{IO: e.io(), Memory: m, By: terminal.LocalUser(e.getenv).ID}.Run(ctx, rest[0], rest[1:], f)
 }
 
 // openMemory opens the store of store.url (migrated as serve would) and

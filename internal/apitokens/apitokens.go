@@ -9,6 +9,7 @@ package apitokens
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"slices"
 	"strings"
@@ -50,8 +51,70 @@ own, an admin all). revoke ends a token at once, also for a serve already
 running. All three work whether serve runs or not.
 `
 
-// Args is how many arguments each subcommand takes.
-var Args = map[string]int{"create": 0, "list": 0, "revoke": 1}
+// args is how many arguments each subcommand takes.
+var args = map[string]int{"create": 0, "list": 0, "revoke": 1}
+
+// Flags are opsgate token's flags.
+type Flags struct {
+	Person, Scope, Expires string
+}
+
+// Register defines the flags on fs.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&f.Person, "person", "", "create: the person the token acts for; list: only this person's tokens")
+	fs.StringVar(&f.Scope, "scope", strings.Join(httpapi.DefaultScopes, ","), "create: what the token may do, comma-separated")
+	fs.StringVar(&f.Expires, "expires", "90d", "create: a duration (36h), days (90d) or never")
+}
+
+// Request is one opsgate token command, checked.
+type Request struct {
+	Sub      string // create, list or revoke
+	ID       string // revoke's
+	Person   string
+	Scopes   []string
+	Lifetime time.Duration
+	Expires  bool // false: never
+}
+
+// Request checks the subcommand and its arguments (rest) with the flags;
+// the error is a usage error naming the command (cli.IO.Usage).
+func (f Flags) Request(rest []string) (Request, error) {
+	if len(rest) == 0 {
+		return Request{}, cli.ErrNoSubcommand
+	}
+	n, known := args[rest[0]]
+	switch {
+	case !known:
+		return Request{}, fmt.Errorf("token: unknown subcommand %q", rest[0])
+	case len(rest)-1 != n:
+		return Request{}, fmt.Errorf("token %s: want %d argument(s), got %q", rest[0], n, rest[1:])
+	case rest[0] == "create" && !httpapi.ValidName(f.Person):
+		return Request{}, fmt.Errorf("token create: --person NAME is required (letters, digits, . _ -), got %q", f.Person)
+	}
+	r := Request{Sub: rest[0], Person: f.Person}
+	if n == 1 {
+		r.ID = rest[1]
+	}
+	var err error
+	if r.Scopes, err = httpapi.ParseScopes(f.Scope); err != nil {
+		return Request{}, fmt.Errorf("token create: --scope: %v", err)
+	}
+	if r.Lifetime, r.Expires, err = httpapi.ParseExpiry(f.Expires); err != nil {
+		return Request{}, fmt.Errorf("token create: --expires: %v", err)
+	}
+	return r, nil
+}
+
+// Run runs r.
+func (c Command) Run(ctx context.Context, r Request) int {
+	switch r.Sub {
+	case "create":
+		return c.Create(ctx, r.Person, r.Scopes, r.Lifetime, r.Expires)
+	case "list":
+		return c.List(ctx, r.Person)
+	}
+	return c.Revoke(ctx, r.ID)
+}
 
 // Command runs opsgate token's subcommands over a store of tokens.
 type Command struct {

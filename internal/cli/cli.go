@@ -77,3 +77,18 @@ func (c IO) parseFailed(fs *flag.FlagSet, err error, help string) int {
 	fmt.Fprintf(c.Stderr, "opsgate %s: %v\n\n%s", fs.Name(), err, help)
 	return ExitUsage
 }
+
+// ErrNoSubcommand is the usage error of a command given no subcommand:
+// Usage prints only the help.
+var ErrNoSubcommand = errors.New("no subcommand")
+
+// Usage reports a usage error ("opsgate " + err, then the help) on Stderr
+// and returns ExitUsage. err names the command: "token create: --scope: …".
+func (c IO) Usage(err error, help string) int {
+	if errors.Is(err, ErrNoSubcommand) {
+		fmt.Fprint(c.Stderr, help)
+	} else {
+		fmt.Fprintf(c.Stderr, "opsgate %v\n\n%s", err, help)
+	}
+	return ExitUsage
+}

@@ -9,6 +9,7 @@ package memorycli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -57,9 +58,9 @@ files with front matter that import reads back.
 Flags may come before or after the arguments.
 `
 
-// Args is how many arguments each subcommand takes; search takes one or
+// args is how many arguments each subcommand takes; search takes one or
 // more (the words of the query).
-var Args = map[string]int{"import": 1, "show": 1, "promote": 1, "reject": 1, "list": 0, "export": 0}
+var args = map[string]int{"import": 1, "show": 1, "promote": 1, "reject": 1, "list": 0, "export": 0}
 
 // Flags are opsgate memory's flags, each for the subcommands its comment
 // names.
@@ -72,6 +73,37 @@ type Flags struct {
 	Type         string // list
 	Status       string // list
 	Dir          string // export
+}
+
+// Register defines the flags on fs.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.Explain, "explain", false, "search: show each score component")
+	fs.StringVar(&f.Conversation, "conversation", "", "search: as this conversation sees memory")
+	fs.StringVar(&f.Person, "person", "", "search: the person asking (with --conversation)")
+	fs.IntVar(&f.Limit, "limit", 6, "search: how many documents")
+	fs.StringVar(&f.Scope, "scope", "", "list, show: the scope")
+	fs.StringVar(&f.Type, "type", "", "list: only this type")
+	fs.StringVar(&f.Status, "status", "", "list: only this status")
+	fs.StringVar(&f.Dir, "dir", "", "export: write Markdown files here instead of JSON Lines to stdout")
+}
+
+// Check checks the subcommand and its arguments (rest); the error is a
+// usage error naming the command (cli.IO.Usage).
+func Check(rest []string) error {
+	if len(rest) == 0 {
+		return cli.ErrNoSubcommand
+	}
+	cmd, rest := rest[0], rest[1:]
+	n, fixed := args[cmd]
+	switch {
+	case fixed && len(rest) != n:
+		return fmt.Errorf("memory %s: want %d argument(s), got %q", cmd, n, rest)
+	case cmd == "search" && len(rest) == 0:
+		return errors.New("memory search: want a QUERY")
+	case !fixed && cmd != "search":
+		return fmt.Errorf("memory: unknown subcommand %q", cmd)
+	}
+	return nil
 }
 
 // Command runs opsgate memory's subcommands over an open memory.
