@@ -38,6 +38,10 @@ type Adapter struct {
 	username string              // the bot's @name, from getMe
 	epochs   map[int64]string    // chat -> suffix of its current conversation (/new)
 	refused  map[int64]time.Time // user -> last refusal
+	// loaded: epochs holds every chat a /new moved (loadEpochs), so a
+	// chat missing from it continues its plain key.
+	loaded bool
+	gen    uint64 // of epochs: one per polling Run
 }
 
 var (
@@ -155,6 +159,16 @@ func (a *Adapter) Run(ctx context.Context, e Engine) error {
 		return errors.New("telegram: an engine is required")
 	}
 	a.bind(e)
+	loaded := make(chan struct{})
+	if a.cfg.WebhookURL == "" {
+		// Beside getMe and the calls after it, off the way to getUpdates.
+		go func(gen uint64) {
+			defer close(loaded)
+			a.loadEpochs(ctx, gen)
+		}(a.forgetEpochs())
+	} else {
+		close(loaded)
+	}
 	name, err := a.me(ctx)
 	for err != nil {
 		var re *render.Error
@@ -192,6 +206,14 @@ func (a *Adapter) Run(ctx context.Context, e Engine) error {
 	// getMe answered: the first long poll may hold for PollTimeout before
 	// it says more.
 	a.link.Up()
+	// Usually done by now; a store slower than loadWait leaves the first
+	// chats to be looked up one by one.
+	t := time.NewTimer(loadWait)
+	select {
+	case <-loaded:
+	case <-t.C:
+	}
+	t.Stop()
 	a.log.Info("telegram: receiving updates by long polling", "bot", "@"+name)
 	return a.poll(ctx)
 }

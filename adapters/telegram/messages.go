@@ -142,14 +142,16 @@ func (a *Adapter) keeper() chats.Keeper {
 }
 
 // convKey returns the current conversation of a chat. A chat not seen
-// since the start is looked up in the store: its current conversation is
-// the one the latest /new started (epochs are message ids, which grow).
+// since the start is looked up in the store, unless loadEpochs read them
+// all: its current conversation is the one the latest /new started
+// (epochs are message ids, which grow).
 func (a *Adapter) convKey(ctx context.Context, chat int64) string {
 	a.mu.Lock()
 	epoch, ok := a.epochs[chat]
+	loaded := a.loaded
 	a.mu.Unlock()
 	k := a.keeper()
-	if ok || k == nil {
+	if ok || loaded || k == nil {
 		return ConvKey(a.botID, chat, epoch)
 	}
 	keys, err := k.ConversationKeys(ctx, ConvKey(a.botID, chat, "")+":")
