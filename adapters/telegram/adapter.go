@@ -38,8 +38,9 @@ type Adapter struct {
 	username string              // the bot's @name, from getMe
 	epochs   map[int64]string    // chat -> suffix of its current conversation (/new)
 	refused  map[int64]time.Time // user -> last refusal
-	// loaded: epochs holds every chat a /new moved (loadEpochs), so a
-	// chat missing from it continues its plain key.
+	// While polling, the first chat to need it reads every chat a /new
+	// moved (load, once per Run); loaded says epochs then holds them all.
+	load   *sync.Once
 	loaded bool
 	gen    uint64 // of epochs: one per polling Run
 }
@@ -159,15 +160,8 @@ func (a *Adapter) Run(ctx context.Context, e Engine) error {
 		return errors.New("telegram: an engine is required")
 	}
 	a.bind(e)
-	loaded := make(chan struct{})
 	if a.cfg.WebhookURL == "" {
-		// Beside getMe and the calls after it, off the way to getUpdates.
-		go func(gen uint64) {
-			defer close(loaded)
-			a.loadEpochs(ctx, gen)
-		}(a.forgetEpochs())
-	} else {
-		close(loaded)
+		a.forgetEpochs()
 	}
 	name, err := a.me(ctx)
 	for err != nil {
@@ -206,14 +200,6 @@ func (a *Adapter) Run(ctx context.Context, e Engine) error {
 	// getMe answered: the first long poll may hold for PollTimeout before
 	// it says more.
 	a.link.Up()
-	// Usually done by now; a store slower than loadWait leaves the first
-	// chats to be looked up one by one.
-	t := time.NewTimer(loadWait)
-	select {
-	case <-loaded:
-	case <-t.C:
-	}
-	t.Stop()
 	a.log.Info("telegram: receiving updates by long polling", "bot", "@"+name)
 	return a.poll(ctx)
 }

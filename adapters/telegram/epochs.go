@@ -5,31 +5,56 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
+	"sync"
+
+	"github.com/opsgate/opsgate/adapters/chats"
 )
 
-// loadEpochs reads, once per polling Run, which chats of this bot a /new
-// moved to a conversation of their own (keys "telegram:BOT:CHAT:EPOCH"),
-// so that a chat's first message since the start needs no store read:
-// a chat the read did not find continues its plain key, as it did before
-// /new existed. Only the poller does this: polling runs under a lease
-// (docs/design.md §12), so while it runs no other replica handles this
-// bot's /new; a webhook, which every replica may serve, keeps looking a
-// chat up in the store (convKey). What an earlier Run cached is dropped
-// first (forgetEpochs, before polling starts), since another replica may
-// have held the lease in between.
-//
-// It runs beside the calls Run makes before the first getUpdates, which
-// waits for it up to loadWait; until it is done, or if the store does not
-// answer, convKey looks chats up one by one as before.
-// loadWait bounds how long the first getUpdates waits for loadEpochs.
-const loadWait = 2 * time.Second
+// A chat's current conversation is the one the latest /new started in it
+// (key "telegram:BOT:CHAT:EPOCH"), else its plain key. While polling, the
+// first chat the adapter does not know yet makes it read, once per Run,
+// every chat of this bot a /new moved (loadEpochs), so that no other
+// chat's first message needs a store read of its own: a chat that read did
+// not find continues its plain key. Only the poller does this: polling
+// runs under a lease (docs/design.md §12), so while it runs no other
+// replica handles this bot's /new. A webhook, which every replica may
+// serve, looks each chat up on its own (convKey). Each polling Run starts
+// by forgetting what the last one learnt (forgetEpochs), since another
+// replica may have held the lease in between.
 
-func (a *Adapter) loadEpochs(ctx context.Context, gen uint64) {
-	k := a.keeper()
-	if k == nil {
-		return
+// forgetEpochs drops what an earlier Run learnt about the chats'
+// conversations; the next chat to need it loads them again.
+func (a *Adapter) forgetEpochs() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.epochs = map[int64]string{}
+	a.loaded = false
+	a.load = new(sync.Once)
+	a.gen++
+}
+
+// knownEpoch returns chat's epoch when the adapter knows it without asking
+// the store for this chat: cached, or read with every other chat's by
+// loadEpochs (which it runs, once per polling Run).
+func (a *Adapter) knownEpoch(ctx context.Context, k chats.Keeper, chat int64) (string, bool) {
+	a.mu.Lock()
+	epoch, ok := a.epochs[chat]
+	load, gen := a.load, a.gen
+	a.mu.Unlock()
+	if ok || load == nil {
+		return epoch, ok
 	}
+	load.Do(func() { a.loadEpochs(ctx, k, gen) })
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	epoch, ok = a.epochs[chat]
+	return epoch, ok || (a.loaded && a.gen == gen)
+}
+
+// loadEpochs reads the keys of this bot's conversations and keeps, for each
+// chat a /new moved, its latest epoch (message ids, which grow). If the
+// store does not answer, chats are looked up one by one, as before.
+func (a *Adapter) loadEpochs(ctx context.Context, k chats.Keeper, gen uint64) {
 	prefix := fmt.Sprintf("telegram:%d:", a.botID)
 	keys, err := k.ConversationKeys(ctx, prefix)
 	if err != nil {
@@ -62,16 +87,4 @@ func (a *Adapter) loadEpochs(ctx context.Context, gen uint64) {
 		}
 	}
 	a.loaded = true
-}
-
-// forgetEpochs drops what an earlier Run learnt about the chats'
-// conversations; loadEpochs (given the generation it returns) or convKey
-// learn it again.
-func (a *Adapter) forgetEpochs() uint64 {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.epochs = map[int64]string{}
-	a.loaded = false
-	a.gen++
-	return a.gen
 }

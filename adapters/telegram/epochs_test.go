@@ -75,10 +75,10 @@ func newAdapter(t *testing.T, tg *telegramtest.Server) *telegram.Adapter {
 	return ad
 }
 
-// A chat's first message since the start costs no store read while
-// polling: the poller reads once, at Run, which chats a /new moved, and a
-// chat moved by a /new before the start (here: on another replica)
-// continues its new conversation (issue 25: no store round trip on the way
+// A chat's first message since the start costs no store read of its own
+// while polling: the poller reads once, for the first chat it does not
+// know, which chats a /new moved, and a chat moved by a /new before the
+// start (here: on another replica) continues its new conversation (issue 25: no store round trip on the way
 // from message to model that round 1 did not make).
 func TestNewChatsNeedNoStoreReadWhilePolling(t *testing.T) {
 	tg := telegramtest.New(t)
@@ -111,7 +111,7 @@ func TestNewChatsNeedNoStoreReadWhilePolling(t *testing.T) {
 	}
 	reads := eng.readCount()
 	if len(reads) != 1 || reads[0] != fmt.Sprintf("telegram:%d:", telegramtest.BotID) {
-		t.Errorf("ConversationKeys was asked %q; want one read of the bot's keys at Run, none per chat", reads)
+		t.Errorf("ConversationKeys was asked %q; want one read of the bot's keys, none per chat", reads)
 	}
 }
 
@@ -146,4 +146,3 @@ func TestPollingAgainFollowsANewFromAnotherReplica(t *testing.T) {
 		t.Errorf("after the other replica's /new the message went to %q, want %q", got[1].ConvKey, want)
 	}
 }
-
