@@ -3,7 +3,7 @@ BIN := bin/opsgate
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build run test fuzz bench lint tidy clean kube
+.PHONY: build run test fuzz bench lint tidy clean kube alertmanager
 
 # A release build: no symbol table or DWARF (-s -w: 69 → 50 MB; panics
 # still print file:line from pclntab), no build-machine paths (-trimpath).
@@ -24,6 +24,13 @@ test:
 # ~/.cache/opsgate/kube-v1.37.2): ~15 min the first time, at once after.
 kube:
 	bash deployments/kube/build.sh
+
+# Prometheus Alertmanager v0.35.0 and amtool for the incident tests
+# (internal/amtest), built from the Go module and cached under
+# $${OPSGATE_ALERTMANAGER_CACHE:-~/.cache/opsgate/alertmanager-v0.35.0}/bin;
+# about 2 minutes cold, instant when cached.
+alertmanager:
+	GO=$(GO) bash deployments/alertmanager/build.sh
 
 # Every native Go fuzz target, one after another, each for FUZZTIME (CI: 10s;
 # longer runs: make fuzz FUZZTIME=5m). go test fuzzes one target per run, so

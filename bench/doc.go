@@ -16,7 +16,8 @@
 // one table (figure, measured, target, pass/miss, note) and writes the same
 // as JSON to bench/results.json, in about three minutes on two cores, and
 // three more for figure 10, which fills two stores with 100,000 documents,
-// and two more for figure 11 (-only 2,3,4,5 picks figures; -merge keeps
+// two more for figure 11, and one more for figure 13, which starts a
+// Kubernetes control plane (-only 2,3,4,5 picks figures; -merge keeps
 // the other figures' rows of bench/results.json). Figures 1, 6, 7 and 8
 // also have Benchmark functions for `go test -bench`, which report their
 // numbers with b.ReportMetric but give no verdict.
@@ -63,6 +64,11 @@
 //     path with the scripted model: start-up, message to model, first token
 //     to first send, idle RSS and CPU per conversation, each as HEAD's ratio
 //     to the baseline.
+//  13. [PreviewLatency]: the model's tool call to the approval card's
+//     sendMessage through the Telegram adapter, resources_scale through
+//     kubernetes-mcp-server on a real control plane (internal/kubetest),
+//     with a previewer and without, alternating; and to the edit that
+//     brings the preview.
 //
 // # Reading the numbers
 //

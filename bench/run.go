@@ -10,7 +10,7 @@ import (
 
 // Options choose and size the figures of a run.
 type Options struct {
-	// Only lists the figures to run ("1" to "12"); empty runs all.
+	// Only lists the figures to run ("1" to "13"); empty runs all.
 	Only []string
 	// Quick shrinks every figure to a smoke test: the numbers mean nothing,
 	// but every code path runs.
@@ -41,6 +41,9 @@ type Options struct {
 	APIStreams StreamsOptions
 	// Side sizes figure 12 and names its baseline revision.
 	Side SideOptions
+	// PreviewCalls is figure 13's number of approval requests on each side
+	// (default 50).
+	PreviewCalls int
 	// Binary is a built cmd/opsgate for figures 4, 5 and 9; empty builds one
 	// into a temporary directory.
 	Binary string
@@ -57,6 +60,7 @@ func (o *Options) defaults() {
 		o.Starts, o.Kills, o.StoreConversations = 1, 1, 2
 		o.Side = SideOptions{Baseline: o.Side.Baseline, Rounds: 1, Messages: 2}
 		o.Memory = MemoryOptions{Sizes: []int{400, 800}, Searches: 20, Prepares: 20}
+		o.PreviewCalls = 3
 		o.APIStreams = StreamsOptions{Followers: 10, Tokens: 20, TokenDelay: time.Millisecond, Rounds: 1, Idle: 50,
 			RenderRounds: 1, RenderReplies: 1, RenderPostChunks: 10, RenderStreams: 1, RenderChunks: 20}
 	}
@@ -78,6 +82,9 @@ func (o *Options) defaults() {
 	}
 	if o.Starts == 0 {
 		o.Starts = 5
+	}
+	if o.PreviewCalls == 0 {
+		o.PreviewCalls = 50
 	}
 	if o.Kills == 0 {
 		o.Kills = 5
@@ -125,6 +132,7 @@ func Run(ctx context.Context, opt Options, log io.Writer) *Report {
 		{"10", "memory retrieval", func() ([]Row, error) { return MemoryRetrieval(ctx, opt.Memory) }},
 		{"11", "API streams", func() ([]Row, error) { return APIStreams(ctx, opt.APIStreams) }},
 		{"12", "side by side with the baseline", func() ([]Row, error) { return SideBySide(ctx, bin, opt.Side) }},
+		{"13", "approval card with a preview", func() ([]Row, error) { return PreviewLatency(ctx, opt.PreviewCalls) }},
 	}
 	rows := map[string][]Row{}
 	for _, f := range figures {
@@ -142,7 +150,7 @@ func Run(ctx context.Context, opt Options, log io.Writer) *Report {
 		fmt.Fprintf(log, " %.1fs\n", time.Since(t0).Seconds())
 		rows[f.id] = got
 	}
-	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"} { // the order
+	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13"} { // the order
 		r.Rows = append(r.Rows, rows[id]...)
 	}
 	r.Duration = time.Since(start).Round(100 * time.Millisecond).String()

@@ -52,6 +52,10 @@ type Approval struct {
 	// Votes are the decisions counted so far, one per person, oldest
 	// first (see Engine.Decide); the store keeps them with the approval.
 	Votes []Vote `json:"votes,omitempty"`
+	// Preview is what the call would change (docs/design.md §18), nil
+	// when its tool has none. It is stored with the approval and updated
+	// when the preview arrives after the card was posted.
+	Preview *Preview `json:"preview,omitempty"`
 }
 
 // Vote is one person's decision on an approval. A quorum counts distinct

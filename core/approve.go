@@ -16,8 +16,14 @@ import (
 // ErrAlreadyDecided with the stored approval; ErrExpired (the request is
 // marked expired and counts as denied); ErrHashMismatch when d.ActionHash
 // is set and differs. When the last pending approval of a paused run is
-// decided, the run resumes in the background, in this process.
+// decided, the run resumes in the background, in this process. The
+// approval returned is made safe to show ([Deps.DisplayApproval]).
 func (e *Engine) Decide(ctx context.Context, d Decision) (Approval, error) {
+	a, err := e.decideFor(ctx, d)
+	return e.shown(a), err
+}
+
+func (e *Engine) decideFor(ctx context.Context, d Decision) (Approval, error) {
 	a, err := e.openApproval(ctx, d.ApprovalID)
 	if err != nil {
 		return a, err
@@ -68,13 +74,15 @@ func (e *Engine) Decide(ctx context.Context, d Decision) (Approval, error) {
 // can answer any more (the terminal's input ended). It is the only way to
 // decide as the system, and it can only deny. The audit entry has Actor
 // SystemActor and Detail reason. Errors are Decide's, without
-// ErrNotAllowed and ErrHashMismatch.
+// ErrNotAllowed and ErrHashMismatch. The approval returned is made safe to
+// show, as Decide's.
 func (e *Engine) DenyAsSystem(ctx context.Context, approvalID, reason string) (Approval, error) {
 	a, err := e.openApproval(ctx, approvalID)
 	if err != nil {
-		return a, err
+		return e.shown(a), err
 	}
-	return e.decide(ctx, a, ApprovalOutcome{Status: ApprovalDenied, DecidedBy: SystemActor, Reason: reason})
+	a, err = e.decide(ctx, a, ApprovalOutcome{Status: ApprovalDenied, DecidedBy: SystemActor, Reason: reason})
+	return e.shown(a), err
 }
 
 // openApproval loads an approval that is still open: ErrNotFound (wrapped), or
@@ -135,7 +143,7 @@ func (e *Engine) settle(ctx context.Context, a Approval, out ApprovalOutcome, re
 	}
 	e.audit(ctx, AuditEntry{Kind: auditKind(decided.Status), ConvKey: decided.ConvKey, RunID: decided.RunID, ApprovalID: decided.ID,
 		Actor: decided.DecidedBy, Toolset: decided.Toolset, Tool: decided.Tool, ActionHash: decided.ActionHash, Risk: decided.Risk,
-		Detail: decided.Reason})
+		Detail: withPreviewHash(decided.Reason, decided.Preview)})
 	e.emitDecision(ctx, decided)
 	if d := e.decider(decided); d != nil {
 		// A proposal: no run waits for it; its tool acts on the decision.

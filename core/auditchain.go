@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"strings"
 )
 
 // ChainHash is the hash of e in the audit hash chain (docs/design.md §11): the hex
@@ -12,9 +13,9 @@ import (
 // store computes it with this one function when it appends, so a chain
 // written by one store verifies with any.
 //
-// The content is every field but ID, Hash and PrevHash, each written as its
-// length (8 bytes, big endian) and its bytes, so that no two different
-// entries encode alike: Time as unix microseconds (what stores keep),
+// The content is every field but ID, Hash and PrevHash (RiskSource only
+// when set), each written as its length (8 bytes, big endian) and its
+// bytes, so that no two different entries encode alike: Time as unix microseconds (what stores keep),
 // Duration in nanoseconds. The store's ID is left out because it is known
 // only after the insert; order is bound by prev instead.
 func (e AuditEntry) ChainHash(prev string) string {
@@ -32,7 +33,30 @@ func (e AuditEntry) ChainHash(prev string) string {
 		e.Toolset, e.Tool, e.ActionHash, string(e.Risk), fmt.Sprint(int64(e.Duration)), e.Detail} {
 		field(s)
 	}
+	// Fields added later are hashed only when set, after the others, so
+	// an entry without them hashes as it always did and old chains verify.
+	if e.RiskSource != "" {
+		field("risk_source")
+		field(string(e.RiskSource))
+	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// StoredRisk is how a store keeps Risk and RiskSource in one column:
+// "read" alone, or "read/configured". Audit logs written before sources
+// were recorded hold the risk alone, so they read back unchanged, and no
+// migration was needed for the addition.
+func (e AuditEntry) StoredRisk() string {
+	if e.RiskSource == "" {
+		return string(e.Risk)
+	}
+	return string(e.Risk) + "/" + string(e.RiskSource)
+}
+
+// SetStoredRisk sets Risk and RiskSource from a value of StoredRisk.
+func (e *AuditEntry) SetStoredRisk(s string) {
+	risk, source, _ := strings.Cut(s, "/")
+	e.Risk, e.RiskSource = Risk(risk), RiskSource(source)
 }
 
 // ChainBreak is where an audit chain does not hold.

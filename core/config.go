@@ -169,6 +169,9 @@ type Deps struct {
 	Now       func() time.Time
 	// Virtual are in-process tools (the memory tools) besides load_toolset.
 	Virtual []VirtualTool
+	// Previewer, when set, works out the previews of approval cards and
+	// checks them again before an approved call runs (docs/design.md §18).
+	Previewer Previewer
 	// Commands answers chat commands that are not runs (/remember …).
 	Commands Commands
 	// Coordinator shares conversations with other replicas; nil when this
@@ -188,6 +191,12 @@ type Deps struct {
 	// engine numbers what it returns (Seq). The engine's own copies (the
 	// transcript, approvals, what runs) are never changed.
 	Display func(dst []Event, ev Event) []Event
+	// DisplayApproval, when set, makes an approval the engine hands out
+	// (Decide, DenyAsSystem, Status) safe to show people, as Display makes
+	// events: with both, nothing the engine hands out needs redacting
+	// again downstream (docs/design.md §11). It returns a copy; the
+	// engine's own is never changed.
+	DisplayApproval func(Approval) Approval
 }
 
 // Limiter admits or refuses a person's next message. Allow records an

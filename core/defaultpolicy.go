@@ -15,6 +15,11 @@ type DefaultPolicy struct {
 	// Schedules maps a schedule's name to the identities that may decide
 	// the requests of its runs.
 	Schedules map[string][]string
+	// Place, when set, names the approver group (a key of Schedules) and
+	// the platform of a conversation whose key says neither: an
+	// incident's (docs/design.md §19) is decided by its target's approvers,
+	// else by those of the platform it is shown on. ("", "") for others.
+	Place func(convKey string) (group, platform string)
 }
 
 var _ Policy = DefaultPolicy{}
@@ -35,14 +40,28 @@ func (d DefaultPolicy) Fallback(c PolicyCall) []string {
 	if name, ok := strings.CutPrefix(c.Requester.ID, "schedule:"); ok && len(d.Schedules[name]) > 0 {
 		return d.Schedules[name]
 	}
-	platform, _, _ := strings.Cut(c.ConvKey, ":")
+	group, platform := d.placeOf(c.ConvKey)
+	if group != "" && len(d.Schedules[group]) > 0 {
+		return d.Schedules[group]
+	}
 	return d.Approvers[platform]
+}
+
+// placeOf is the approver group and platform of a conversation.
+func (d DefaultPolicy) placeOf(convKey string) (group, platform string) {
+	if d.Place != nil {
+		if g, p := d.Place(convKey); p != "" {
+			return g, p
+		}
+	}
+	platform, _, _ = strings.Cut(convKey, ":")
+	return "", platform
 }
 
 // Admins implements Admins: without a policy file, the approvers of the
 // conversation's platform decide proposals (memory promotion).
 func (d DefaultPolicy) Admins(convKey string) []string {
-	platform, _, _ := strings.Cut(convKey, ":")
+	_, platform := d.placeOf(convKey)
 	return append([]string(nil), d.Approvers[platform]...)
 }
 

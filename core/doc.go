@@ -65,6 +65,25 @@
 // terminal, the metrics and every HTTP stream are subscribers.
 // docs/design.md §5.
 //
+// # What people are shown
+//
+// Whatever leaves the engine is safe to show: events pass [Deps.Display],
+// and the approvals [Engine.Decide], [Engine.DenyAsSystem] and
+// [Engine.Status] return pass [Deps.DisplayApproval] (cmd/opsgate wires
+// the redactor into both). Nothing downstream redacts them again; the
+// engine's own copies, which are what runs, are never changed.
+// docs/design.md §11.
+//
+// # Chat adapters
+//
+// Adapters live in adapters/ and talk to the engine through the small
+// interface package adapters/chats owns (Handle, Stop, Decide, Status):
+// each is built from its configuration alone and given the engine when it
+// runs, with its people's identities qualified "platform:id" on the way.
+// An adapter that keeps conversations of its own (Telegram's /new) asks
+// [Engine.StartConversation] and [Engine.ConversationKeys], never the
+// store. docs/design.md §6.
+//
 // # The event log
 //
 // The events people were shown are also kept in the store ([EventLog]),
@@ -94,7 +113,8 @@
 // active run per conversation across them: the engine running a
 // conversation holds it, and a message, stop or decision reaching another
 // engine is stored there and handed over as a [Signal]. A [Leaser] keeps the
-// Telegram poller and the Discord gateway on one replica at a time. A run
+// Telegram poller and the Discord gateway on one replica at a time
+// (adapters/chats runs them under it). A run
 // whose process died is taken up once by another, with a retry note; an
 // approved call that never reported back is audited as outcome unknown and
 // never run again. docs/design.md §12, §16.

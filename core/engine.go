@@ -23,11 +23,14 @@ type Engine struct {
 	events *eventLog
 	// display prepares events for people (Deps.Display); nil keeps them.
 	display func(dst []Event, ev Event) []Event
-	memory  Retriever
+	// showApproval prepares approvals for people (Deps.DisplayApproval).
+	showApproval func(Approval) Approval
+	memory       Retriever
 	// virtual are the in-process tools by name; virtualOrder as offered.
 	virtual      map[string]VirtualTool
 	virtualOrder []VirtualTool
 	commands     Commands
+	previewer    Previewer
 	log          *slog.Logger
 	now          func() time.Time
 
@@ -71,13 +74,15 @@ func NewEngine(cfg Config, d Deps) (*Engine, error) {
 	e := &Engine{
 		cfg: cfg, model: d.Model, tools: d.Tools, store: d.Store,
 		memory: d.Retriever, log: d.Logger, now: d.Now, commands: d.Commands,
-		sessions: map[string]*session{},
-		busy:     newBusyCounter(),
-		runs:     map[RunStatus]int64{},
-		coord:    d.Coordinator,
-		routed:   map[string]time.Time{},
-		virtual:  map[string]VirtualTool{},
-		display:  d.Display,
+		sessions:     map[string]*session{},
+		busy:         newBusyCounter(),
+		runs:         map[RunStatus]int64{},
+		coord:        d.Coordinator,
+		routed:       map[string]time.Time{},
+		virtual:      map[string]VirtualTool{},
+		display:      d.Display,
+		showApproval: d.DisplayApproval,
+		previewer:    d.Previewer,
 	}
 	e.bus = newBus(e)
 	e.events = newEventLog(e, cfg.EventBuffer)
@@ -179,8 +184,17 @@ type Status struct {
 	PendingApprovals []Approval
 }
 
-// Status returns the conversation's current state.
+// Status returns the conversation's current state, its pending approvals
+// made safe to show ([Deps.DisplayApproval]).
 func (e *Engine) Status(ctx context.Context, convKey string) (Status, error) {
+	st, err := e.status(ctx, convKey)
+	for i, a := range st.PendingApprovals {
+		st.PendingApprovals[i] = e.shown(a)
+	}
+	return st, err
+}
+
+func (e *Engine) status(ctx context.Context, convKey string) (Status, error) {
 	var st Status
 	e.mu.Lock()
 	var runID string

@@ -52,13 +52,25 @@ func (e *Engine) gate(ctx context.Context, rs *runState) node {
 			e.answer(rs, pc, res)
 			i++
 		case pc.asks() && pc.ApprovalID == "":
-			if err := e.pause(bg, rs, batch[i:]); err != nil {
+			if err := e.pause(bg, rs, batch[i:], nil); err != nil {
 				e.answerRest(rs, batch[i:], "not executed: opsgate could not record the approval request")
 				return e.fail(rs, err)
 			}
 			rs.status = RunAwaitingApproval
 			return nodeFinal
 		case pc.asks():
+			if fresh, changed := e.recheck(ctx, rs, pc); changed {
+				// What was approved is not what would run: nothing runs,
+				// the call is asked again with what it would change now.
+				rest := append([]PendingCall(nil), batch[i:]...)
+				rest[0].ApprovalID = ""
+				if err := e.pause(bg, rs, rest, map[string]Preview{pc.Call.ID: fresh}); err != nil {
+					e.answerRest(rs, batch[i:], "not executed: opsgate could not record the approval request")
+					return e.fail(rs, err)
+				}
+				rs.status = RunAwaitingApproval
+				return nodeFinal
+			}
 			e.answer(rs, pc, e.runApproved(ctx, rs, pc))
 			e.flush(bg, rs)
 			i++
@@ -207,7 +219,7 @@ func (e *Engine) execTool(ctx context.Context, rs *runState, pc PendingCall, arg
 	}
 	e.emitResult(rs, pc, res, dur)
 	entry := AuditEntry{Time: e.now(), Kind: AuditExecuted, ConvKey: rs.run.ConvKey, RunID: id, Actor: actor,
-		Toolset: pc.Tool.Toolset, Tool: pc.Tool.Remote, Risk: pc.Tool.Risk, Duration: dur}
+		Toolset: pc.Tool.Toolset, Tool: pc.Tool.Remote, Risk: pc.Tool.Risk, RiskSource: pc.Tool.RiskSource, Duration: dur}
 	if h, herr := ActionHash(pc.Tool.Toolset, pc.Tool.Remote, args); herr == nil {
 		entry.ActionHash = h
 	}
@@ -236,13 +248,17 @@ func (e *Engine) emitResult(rs *runState, pc PendingCall, res ToolResult, dur ti
 // pause creates the approval requests of the rest of the batch, checkpoints
 // the run and posts the requests. The checkpoint is stored before anyone can
 // see a button, so that no decision can arrive for a run that cannot resume.
-func (e *Engine) pause(ctx context.Context, rs *runState, rest []PendingCall) error {
+// Calls that already have a request (decided ones of a resumed batch) keep
+// it. fresh holds the previews of calls asked again because what they
+// would change changed (by call id); other requests get their preview in
+// the background, after their card is posted.
+func (e *Engine) pause(ctx context.Context, rs *runState, rest []PendingCall, fresh map[string]Preview) error {
 	now := e.now()
 	rest = append([]PendingCall(nil), rest...)
 	var approvals []Approval
 	for k := range rest {
 		pc := &rest[k]
-		if !pc.asks() {
+		if !pc.asks() || pc.ApprovalID != "" {
 			continue
 		}
 		hash, err := ActionHash(pc.Tool.Toolset, pc.Tool.Remote, pc.Call.Arguments)
@@ -255,14 +271,21 @@ func (e *Engine) pause(ctx context.Context, rs *runState, rest []PendingCall) er
 			Risk: pc.Tool.Risk, Requester: rs.run.Requester, Status: ApprovalPending,
 			CreatedAt: now, ExpiresAt: now.Add(e.cfg.ApprovalExpiry), Verdict: pc.Verdict,
 		}
+		if p, ok := fresh[pc.Call.ID]; ok {
+			a.Preview = &p
+		} else if e.previewer != nil && e.previewer.Previews(pc.Tool) {
+			a.Preview = &Preview{Status: PreviewPending}
+		}
 		pc.ApprovalID = a.ID
 		approvals = append(approvals, a)
 	}
 	var proposed []AuditEntry
 	for _, a := range approvals {
 		proposed = append(proposed, AuditEntry{Time: now, Kind: AuditProposed, ConvKey: a.ConvKey, RunID: a.RunID, ApprovalID: a.ID,
-			Actor: a.Requester, Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk})
+			Actor: a.Requester, Toolset: a.Toolset, Tool: a.Tool, ActionHash: a.ActionHash, Risk: a.Risk,
+			Detail: withPreviewHash("", a.Preview)})
 	}
+	setRiskSources(proposed, rest)
 	cp := Checkpoint{
 		RunID: rs.run.ID, ConvKey: rs.run.ConvKey, Requester: rs.run.Requester, Pending: rest,
 		Toolsets: rs.toolsets, Iteration: rs.run.Iterations, CreatedAt: now,
@@ -279,6 +302,9 @@ func (e *Engine) pause(ctx context.Context, rs *runState, rest []PendingCall) er
 		pc := rest[indexOfApproval(rest, a.ID)]
 		info := callInfo(pc)
 		rs.out.emit(rs.run.ID, Event{Type: EventToolAwaitingApproval, Call: &info, Approval: &a})
+		if a.Preview != nil && a.Preview.Status == PreviewPending {
+			e.startPreview(ctx, a, pc.Tool)
+		}
 	}
 	return nil
 }

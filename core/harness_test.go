@@ -48,6 +48,8 @@ type harness struct {
 	hostOpts []tools.Option
 	// display is the engines' Deps.Display.
 	display func([]core.Event, core.Event) []core.Event
+	// previewer is the engines' Deps.Previewer.
+	previewer core.Previewer
 }
 
 type option func(*harness, *[]tools.ServerConfig)
@@ -78,6 +80,10 @@ func withHostOptions(opts ...tools.Option) option {
 
 func withDisplay(f func([]core.Event, core.Event) []core.Event) option {
 	return func(h *harness, _ *[]tools.ServerConfig) { h.display = f }
+}
+
+func withPreviewer(p core.Previewer) option {
+	return func(h *harness, _ *[]tools.ServerConfig) { h.previewer = p }
 }
 
 func withServer(sc tools.ServerConfig) option {
@@ -113,6 +119,7 @@ func (h *harness) newEngine() (*core.Engine, *coretest.Recorder) {
 	d := h.stack.Deps(h.t, rec)
 	d.Retriever = h.memory
 	d.Display = h.display
+	d.Previewer = h.previewer
 	if h.wrap != nil {
 		d.Store = h.wrap(d.Store)
 	}

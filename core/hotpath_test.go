@@ -134,10 +134,6 @@ func (c *callLog) ExpiredApprovals(ctx context.Context, now time.Time) ([]core.A
 	c.note("ExpiredApprovals")
 	return c.Store.ExpiredApprovals(ctx, now)
 }
-func (c *callLog) PendingSummary(ctx context.Context) (core.PendingSummary, error) {
-	c.note("PendingSummary")
-	return c.Store.PendingSummary(ctx)
-}
 func (c *callLog) Audit(ctx context.Context, f core.AuditFilter) ([]core.AuditEntry, error) {
 	c.note("Audit")
 	return c.Store.Audit(ctx, f)

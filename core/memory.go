@@ -86,4 +86,10 @@ type CommandCall struct {
 	// admin; without a policy, the platform's approvers).
 	Admin bool
 	Text  string
+	// Defer, when set, lets a command that takes long (a model call)
+	// answer later: it passes the work and returns ("", true); the
+	// engine runs the work in the background, with a context of its own,
+	// and posts what it returns as the answer. Adapters wait for Handle,
+	// some with short deadlines, and must not wait for a model.
+	Defer func(work func(ctx context.Context) string)
 }

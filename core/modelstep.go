@@ -25,7 +25,9 @@ func (e *Engine) modelStep(ctx context.Context, rs *runState) node {
 	}
 	steer := e.takeSteer(rs.act)
 	for _, in := range steer {
-		e.stage(rs, Message{Role: RoleUser, Content: in.Text, Time: in.Time})
+		// Name: a steering message's author need not be the run's
+		// requester, and the timeline names who wrote it.
+		e.stage(rs, Message{Role: RoleUser, Content: in.Text, Time: in.Time, Name: in.User.String()})
 	}
 	// What the model is about to see is stored before it is asked, with the
 	// steering messages marked handled.

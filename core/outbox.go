@@ -9,7 +9,11 @@ import (
 // outbox numbers one conversation's events, prepares them for people
 // ([Deps.Display]), keeps them ([EventLog]) and hands them, in order, to the
 // engine's subscribers ([Engine.Subscribe]), each of which queues them
-// behind its own goroutine: the run never waits for a sender or the store.
+// behind its own goroutine: the run never waits for a sender, nor for the
+// store to keep an event. It does wait for numbers: once per block of
+// seqBlock, nextSeq asks the store (ReserveSeq) under o.mu, for at most
+// seqWait, or seqWaitFailing while the store is down, when this process
+// numbers the events itself.
 type outbox struct {
 	e       *Engine
 	convKey string

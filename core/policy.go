@@ -189,10 +189,11 @@ func (v Verdict) Deciders(requester Actor, requesterPerson string) string {
 	return s
 }
 
-// IsPerson reports whether an identity is a person's: not empty and not a
-// schedule's. Self-approval never applies to anything else.
+// IsPerson reports whether an identity is a person's: not empty, not a
+// schedule's and not Alertmanager's (an incident's triage, docs/design.md
+// §19). Self-approval never applies to anything else.
 func IsPerson(identity string) bool {
-	return identity != "" && !strings.HasPrefix(identity, "schedule:")
+	return identity != "" && !strings.HasPrefix(identity, "schedule:") && !strings.HasPrefix(identity, "alertmanager:")
 }
 
 // maxNames bounds how many names a sentence lists.

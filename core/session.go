@@ -183,9 +183,11 @@ func (e *Engine) command(ctx context.Context, in Inbound) bool {
 	if e.commands == nil || !strings.HasPrefix(strings.TrimSpace(in.Text), "/") {
 		return false
 	}
+	var later func(context.Context) string
 	reply, ok := e.commands.Command(ctx, CommandCall{
 		ConvKey: in.ConvKey, User: in.User, Person: e.cfg.Policy.Person(in.User.ID),
 		Admin: e.isAdmin(in.ConvKey, in.User.ID), Text: strings.TrimSpace(in.Text),
+		Defer: func(work func(context.Context) string) { later = work },
 	})
 	if !ok {
 		return false
@@ -197,7 +199,16 @@ func (e *Engine) command(ctx context.Context, in Inbound) bool {
 		id = newID()
 	}
 	out.emit(id, Event{Type: EventReady})
-	out.emit(id, Event{Type: EventCompleted, Status: RunDone, Text: reply})
+	if later == nil {
+		out.emit(id, Event{Type: EventCompleted, Status: RunDone, Text: reply})
+		return true
+	}
+	e.busy.add(1) // Shutdown and Wait wait for it as for a run
+	go func() {
+		defer e.busy.add(-1)
+		text := later(context.WithoutCancel(ctx))
+		out.emit(id, Event{Type: EventCompleted, Status: RunDone, Text: text})
+	}()
 	return true
 }
 

@@ -45,6 +45,9 @@ type Batch struct {
 	InboundDone []Inbound
 	// Approvals are created in order; an existing id fails the batch.
 	Approvals []Approval
+	// Previews replace the previews of existing approvals (whatever their
+	// status: a preview may arrive after the decision).
+	Previews []ApprovalPreview
 	// Checkpoint stores (or replaces) the checkpoint of a paused run.
 	Checkpoint *Checkpoint
 	// Audit is appended to the audit log in order; the store assigns IDs
@@ -71,7 +74,7 @@ type SeqBlock struct {
 // Empty reports whether b writes nothing.
 func (b Batch) Empty() bool {
 	return b.Conversation == nil && b.CreateRun == nil && len(b.Messages) == 0 && len(b.InboundDone) == 0 &&
-		len(b.Approvals) == 0 && b.Checkpoint == nil && len(b.Audit) == 0 && b.UpdateRun == nil && b.Seq == nil
+		len(b.Approvals) == 0 && len(b.Previews) == 0 && b.Checkpoint == nil && len(b.Audit) == 0 && b.UpdateRun == nil && b.Seq == nil
 }
 
 // EventLog keeps the events of conversations as people were shown them,
@@ -165,13 +168,12 @@ type ApprovalStore interface {
 	AddVote(ctx context.Context, id string, v Vote) (Approval, error)
 	// ExpiredApprovals returns pending approvals whose ExpiresAt is before now.
 	ExpiredApprovals(ctx context.Context, now time.Time) ([]Approval, error)
-	// PendingSummary counts the approvals of every conversation that are
-	// still pending. The engine does not need it; metrics do, and reading
-	// it from the store keeps it right across restarts and replicas.
-	PendingSummary(ctx context.Context) (PendingSummary, error)
 }
 
-// PendingSummary describes the approvals waiting for a decision.
+// PendingSummary describes the approvals waiting for a decision. The
+// engine does not need it: metrics do (both stores count them, and
+// reading the count from the store keeps it right across restarts and
+// replicas), and own the interface that asks for it.
 type PendingSummary struct {
 	Count int
 	// Oldest is the CreatedAt of the oldest pending approval; zero when
@@ -220,6 +222,7 @@ const (
 	AuditFailed     = "failed"           // a tool ran and failed
 	AuditVote       = "vote"             // an approval counted towards a quorum that is not reached yet
 	AuditPolicy     = "denied_by_policy" // a policy rule denied the call; it never ran
+	AuditStale      = "stale"            // approved, but what its preview showed changed before it ran; asked again
 )
 
 // AuditEntry is one line of the audit log.
@@ -237,6 +240,11 @@ type AuditEntry struct {
 	Risk       Risk          `json:"risk,omitempty"`
 	Duration   time.Duration `json:"duration,omitempty"`
 	Detail     string        `json:"detail,omitempty"`
+	// RiskSource is where Risk came from (the server's annotations, a
+	// configured override, or the default), for entries of tool calls
+	// made since it is recorded; "" in older entries. Stores keep it with
+	// Risk (see StoredRisk).
+	RiskSource RiskSource `json:"risk_source,omitempty"`
 	// PrevHash and Hash chain the log (see ChainHash); the store sets them
 	// when it appends.
 	PrevHash string `json:"prev_hash,omitempty"`

@@ -12,6 +12,8 @@ type Risk string
 
 // Risks, from MCP annotations: readOnlyHint true -> read; destructiveHint
 // true -> destructive; anything else (including no annotations) -> write.
+// A server's entry in the configuration may make a tool that claims
+// nothing a read, or any tool destructive (core/tools).
 const (
 	RiskRead        Risk = "read"
 	RiskWrite       Risk = "write"
@@ -21,6 +23,23 @@ const (
 // NeedsApproval reports whether a call of this risk must be approved.
 // Unknown values need approval too.
 func (r Risk) NeedsApproval() bool { return r != RiskRead }
+
+// RiskSource says where a tool's risk came from (docs/design.md §3), so
+// that a read nobody is asked about can be traced to who declared it one.
+type RiskSource string
+
+// Risk sources. "" is unknown: a tool or audit entry from before sources
+// were recorded.
+const (
+	// RiskFromAnnotation: the server's own MCP annotations decided.
+	RiskFromAnnotation RiskSource = "annotation"
+	// RiskConfigured: an override in the server's entry of tools.servers
+	// (annotations: read or destructive) decided.
+	RiskConfigured RiskSource = "configured"
+	// RiskFromDefault: the server claimed nothing that decides, so the
+	// tool is a write.
+	RiskFromDefault RiskSource = "default"
+)
 
 // Tool is one tool of a toolset (an MCP server).
 type Tool struct {
@@ -33,6 +52,7 @@ type Tool struct {
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
 	Risk        Risk            `json:"risk"`
+	RiskSource  RiskSource      `json:"risk_source,omitempty"`
 	// InProcess marks a virtual tool (load_toolset, memory_*): the engine
 	// runs it itself, without a server and without approval.
 	InProcess bool `json:"in_process,omitempty"`

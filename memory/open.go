@@ -1,6 +1,13 @@
-// Package memory is where opsgate keeps what it must not forget. Open is
-// the one place that chooses the store for a store.url: memory/sqlite for
-// one process, memory/postgres for several replicas (docs/design.md §12).
+// Package memory is opsgate's long-term memory: runbooks, notes and
+// postmortems kept as documents (the type in memory/docs), their import
+// and safety scan, retrieval and ranking, and the memory_* tools and
+// commands (docs/design.md §14).
+//
+// Its two sub-packages are something larger, the stores of all durable
+// state: memory/sqlite for one process and memory/postgres for several
+// replicas keep conversations, runs, approvals, the audit chain, events,
+// incidents and these documents (docs/design.md §12). Open is the one
+// place that chooses between them for a store.url.
 package memory
 
 import (

@@ -70,10 +70,10 @@ const (
 // question with several intents gives each document its best value.
 var TypeBoosts = map[Intent]map[docs.Type]float64{
 	General: {docs.Runbook: 0.6, docs.IncidentLesson: 0.5, docs.VerificationChecklist: 0.5, docs.ServiceContext: 0.6,
-		docs.WorkspaceConvention: 0.6, docs.ToolUsageLesson: 0.5, docs.UserPreference: 0.5, docs.ConversationNote: 0.4},
-	Incident: {docs.Runbook: 1.0, docs.IncidentLesson: 0.8, docs.VerificationChecklist: 0.7, docs.ServiceContext: 0.5,
+		docs.WorkspaceConvention: 0.6, docs.ToolUsageLesson: 0.5, docs.UserPreference: 0.5, docs.ConversationNote: 0.4, docs.Postmortem: 0.5},
+	Incident: {docs.Runbook: 1.0, docs.IncidentLesson: 0.8, docs.Postmortem: 0.8, docs.VerificationChecklist: 0.7, docs.ServiceContext: 0.5,
 		docs.ToolUsageLesson: 0.5},
-	History:    {docs.IncidentLesson: 1.0, docs.Runbook: 0.7, docs.ConversationNote: 0.6},
+	History:    {docs.IncidentLesson: 1.0, docs.Postmortem: 1.0, docs.Runbook: 0.7, docs.ConversationNote: 0.6},
 	Verify:     {docs.VerificationChecklist: 1.0, docs.Runbook: 0.8},
 	Tooling:    {docs.ToolUsageLesson: 1.0, docs.Runbook: 0.7},
 	Convention: {docs.WorkspaceConvention: 1.0, docs.UserPreference: 0.7},

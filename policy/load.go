@@ -291,7 +291,7 @@ func (b *builder) limitSection(n *yaml.Node) error {
 // schedules resolves Options.ScheduleApprovers, which come from the
 // opsgate configuration, against the people and roles of the file.
 func (b *builder) schedules() error {
-	b.p.base = core.DefaultPolicy{Approvers: b.p.opts.PlatformApprovers}
+	b.p.base = core.DefaultPolicy{Approvers: b.p.opts.PlatformApprovers, Place: b.p.opts.Place}
 	names := make([]string, 0, len(b.p.opts.ScheduleApprovers))
 	for name := range b.p.opts.ScheduleApprovers {
 		names = append(names, name)

@@ -47,6 +47,11 @@ type Options struct {
 	// ScheduleApprovers maps a schedule's name to its approvers: roles,
 	// people or identities (only identities without a policy file).
 	ScheduleApprovers map[string][]string
+	// Place names the approver group (a key of ScheduleApprovers) and the
+	// platform of a conversation whose key says neither (an incident's,
+	// docs/design.md §19); see core.DefaultPolicy.Place. Called during
+	// Classify, perhaps concurrently.
+	Place func(convKey string) (group, platform string)
 	// Roots returns the directories a tool server serves (the filesystem
 	// server's list_allowed_directories, or roots: on its entry in
 	// tools.servers), as absolute paths; nil when unknown. A path argument
@@ -171,6 +176,10 @@ func (p *Policy) ask(r *rule, c core.PolicyCall, requester string) core.Verdict 
 	names, eligible := spec.approvers, spec.eligible
 	if name, ok := strings.CutPrefix(c.Requester.ID, "schedule:"); ok && (r == nil || !r.own) && len(p.schedules[name]) > 0 {
 		names, eligible = p.schedules[name], p.base.Schedules[name]
+	} else if p.opts.Place != nil && (r == nil || !r.own) {
+		if group, _ := p.opts.Place(c.ConvKey); group != "" && len(p.schedules[group]) > 0 {
+			names, eligible = p.schedules[group], p.base.Schedules[group]
+		}
 	}
 	v.Approvers = names
 	if len(names) == 0 {

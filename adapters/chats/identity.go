@@ -20,8 +20,6 @@ func Qualify(platform, id string) string {
 type Options struct {
 	// Decided, when set, is told what each decision attempt came to.
 	Decided func(platform string, err error)
-	// Display, when set, makes what Decide and Status return safe to show.
-	Display func(core.Approval) core.Approval
 }
 
 // As returns e as platform's adapters see it: the actors of the messages
@@ -59,20 +57,11 @@ func (p *asPlatform) Decide(ctx context.Context, d core.Decision) (core.Approval
 	if p.o.Decided != nil {
 		p.o.Decided(p.platform, err)
 	}
-	if p.o.Display != nil {
-		a = p.o.Display(a)
-	}
 	return a, err
 }
 
 func (p *asPlatform) Status(ctx context.Context, key string) (core.Status, error) {
-	st, err := p.e.Status(ctx, key)
-	if p.o.Display != nil {
-		for i, a := range st.PendingApprovals {
-			st.PendingApprovals[i] = p.o.Display(a)
-		}
-	}
-	return st, err
+	return p.e.Status(ctx, key)
 }
 
 type keeperEngine struct {

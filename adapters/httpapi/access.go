@@ -26,6 +26,7 @@ var routeAccess = map[string]access{
 	"GET /api/v1/conversations/{key}":           {scope: ScopeRead, conv: pathConv},
 	"POST /api/v1/conversations/{key}/messages": {scope: ScopeWrite, conv: pathConv, create: true},
 	"GET /api/v1/conversations/{key}/events":    {scope: ScopeRead, conv: pathConv},
+	"GET /api/v1/conversations/{key}/timeline":  {scope: ScopeRead, conv: pathConv},
 	"GET /api/v1/approvals":                     {scope: ScopeRead},
 	"POST /api/v1/approvals/{id}/decision":      {scope: ScopeApprove, conv: approvalConv, counted: true},
 	"POST /api/v1/runs/{id}/stop":               {scope: ScopeWrite, stop: true, conv: runConv},

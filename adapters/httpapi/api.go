@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/timeline"
 	"github.com/opsgate/opsgate/memory/docs"
 )
 
@@ -108,11 +109,15 @@ type Options struct {
 	Store  Store
 	Tokens TokenStore
 	Engine Engine
-	// Redact is the redactor of everything shown to people (docs/design.md §11):
-	// every string of every response passes it.
+	// Redact is the redactor of everything shown to people (docs/design.md
+	// §11): every string of every response read from the store passes it
+	// (events come from the engine safe to show).
 	Redact    func(string) string
 	Memory    MemorySearcher
 	Schedules func() []Schedule
+	// Alerts, when set, gives timelines the alerts of incident
+	// conversations from the intake's records (else from their events).
+	Alerts timeline.Alerts
 	// Visibility says who sees which conversation (the policy, docs/design.md
 	// §17); without it a token sees only what its person took part in.
 	Visibility Visibility
@@ -165,6 +170,7 @@ func New(o Options) *API {
 		"GET /api/v1/conversations/{key}":           a.conversation,
 		"POST /api/v1/conversations/{key}/messages": a.postMessage,
 		"GET /api/v1/conversations/{key}/events":    a.followEvents,
+		"GET /api/v1/conversations/{key}/timeline":  a.timeline,
 		"GET /api/v1/approvals":                     a.approvals,
 		"POST /api/v1/approvals/{id}/decision":      a.decision,
 		"POST /api/v1/runs/{id}/stop":               a.stop,

@@ -45,11 +45,23 @@ func consoleCardStates() []struct {
 	quorum := decided(core.ApprovalApproved, carol, "")
 	quorum.Verdict.Quorum = 2
 	quorum.Votes = append([]core.Vote{{Person: "bob", Actor: bob, Approve: true, At: at.Add(2 * time.Minute)}}, quorum.Votes...)
+	previewed := pending
+	previewed.Tool = "resources_create_or_update"
+	previewed.Preview = &core.Preview{Status: core.PreviewReady, Summary: "Deployment prod/web: changes containers[api].image",
+		Diff: "       - name: api\n-        image: registry.example/web:1.4\n+        image: registry.example/web:1.5", Hash: "9c1f"}
+	waiting := pending
+	waiting.Preview = &core.Preview{Status: core.PreviewPending}
+	stale := decided(core.ApprovalApproved, bob, "")
+	stale.Preview = &core.Preview{Status: core.PreviewReady, Summary: "replicas: 2 → 3", Diff: "-replicas: 2\n+replicas: 3", Hash: "9c1f",
+		Stale: `not run: changed since it was approved: was "replicas: 2 → 3", now "replicas: 4 → 3"; asked again in a new request`}
 	return []struct {
 		name string
 		a    core.Approval
 	}{
 		{"pending", pending},
+		{"pending, preview being worked out", waiting},
+		{"pending with a preview", previewed},
+		{"approved, then stale", stale},
 		{"pending destructive", destructive},
 		{"partially voted", partial},
 		{"approved", decided(core.ApprovalApproved, bob, "")},

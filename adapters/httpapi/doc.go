@@ -47,9 +47,12 @@
 // events every second, so a stream on one replica follows a run that
 // another replica runs.
 //
-// Everything a response carries passes the redactor the chat uses (see
-// [Options.Redact]; events were redacted by the engine's display filter
-// already), so a secret in a tool result never leaves through the API.
+// What the engine hands out is safe to show already: events (its display
+// filter) and the approvals of Decide and Status. What the API reads from
+// the store itself (transcripts, approvals, runs, the audit log) passes
+// the redactor the chats use ([Options.Redact]) on its way out, so a
+// secret in a tool result never leaves through the API. Stream frames are
+// events and are not redacted twice.
 //
 // # Bad input
 //

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -220,7 +221,7 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request, key string, from cu
 				return
 			}
 			for _, ev := range evs {
-				f, err := encodeFrame(ev, a.o.Redact)
+				f, err := encodeFrame(ev)
 				if err != nil {
 					a.log.Error("api: encoding an event", "conv", key, "seq", ev.Seq, "err", err)
 					return
@@ -402,7 +403,7 @@ func (h *hub) hand(ev core.Event) error {
 	if ev.Seq <= h.last {
 		return nil
 	}
-	f, err := encodeFrame(ev, h.a.o.Redact)
+	f, err := encodeFrame(ev)
 	if err != nil {
 		return fmt.Errorf("httpapi: encoding event %d of %s: %w", ev.Seq, h.key, err)
 	}
@@ -469,22 +470,25 @@ type frame struct {
 }
 
 // encodeFrame writes ev as "id: <seq>", "event: <type>" and one line of
-// JSON. The engine redacted it already; passing the API's redactor again
-// keeps the rule that nothing leaves unredacted.
+// JSON. Events are safe to show as the engine hands them out (its display
+// filter, core.Deps.Display, is the one door they leave by), live or
+// replayed from its event log, so they are not redacted again here.
 //
 // A gap the engine's event log kept in place of events it could not keep
 // (docs/design.md §16) is "event: gap" with {"from": N, "to": M}, its id M: a
 // client is told what it cannot have instead of missing it silently.
-func encodeFrame(ev core.Event, redact func(string) string) (frame, error) {
+func encodeFrame(ev core.Event) (frame, error) {
 	if ev.Type == core.EventGap && ev.Gap != nil {
 		return gapFrame(ev.RunID, *ev.Gap), nil
 	}
-	data, err := redactJSON(ev, redact)
-	if err != nil {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "id: %d\nevent: %s\ndata: ", ev.Seq, ev.Type)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(ev); err != nil {
 		return frame{}, err
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Type, bytes.TrimRight(data, "\n"))
+	b.WriteString("\n") // after Encode's own: the blank line that ends the frame
 	return frame{seq: ev.Seq, typ: ev.Type, runID: ev.RunID, data: b.Bytes()}, nil
 }
 

@@ -35,7 +35,10 @@ func cardMessage(a core.Approval, maxData int) Message {
 	if !a.ExpiresAt.IsZero() && a.Status == core.ApprovalPending {
 		b.WriteString(" · expires " + a.ExpiresAt.UTC().Format("15:04 MST"))
 	}
-	b.WriteString("\n```json\n" + prettyArgs(a.Arguments) + "\n```")
+	b.WriteString("\n```json\n" + prettyArgs(a.Arguments, argsLimit(a)) + "\n```")
+	if pv := previewText(a, MaxPreviewLines); pv != "" {
+		b.WriteString("\n" + pv)
+	}
 	if h := a.ActionHash; len(h) >= 12 {
 		b.WriteString("\nAction hash " + h[:12])
 	}
@@ -49,7 +52,12 @@ func cardMessage(a core.Approval, maxData int) Message {
 			{Label: "❌ Deny", Data: ButtonData(ActionDeny, a.ID, maxData), Style: StyleDanger},
 		}
 	} else {
-		b.WriteString("\n\n" + outcomeIcon(a.Status) + " **" + capitalise(Outcome(a)) + "**")
+		if p := a.Preview; p != nil && p.Stale != "" {
+			// Approved, then found changed before it ran (docs/design.md §18).
+			b.WriteString("\n\n⚠️ **" + capitalise(Outcome(a)) + ", not run: it changed since**")
+		} else {
+			b.WriteString("\n\n" + outcomeIcon(a.Status) + " **" + capitalise(Outcome(a)) + "**")
+		}
 		if !a.DecidedAt.IsZero() {
 			b.WriteString(" at " + a.DecidedAt.UTC().Format(time.TimeOnly+" MST"))
 		}
@@ -58,15 +66,24 @@ func cardMessage(a core.Approval, maxData int) Message {
 	return m
 }
 
-func prettyArgs(raw json.RawMessage) string {
+// argsLimit is how much of the arguments a card shows: less when a diff
+// says what they change, so that the card still fits one message.
+func argsLimit(a core.Approval) int {
+	if p := a.Preview; p != nil && p.Status == core.PreviewReady && p.Diff != "" {
+		return maxCardArgs / 3
+	}
+	return maxCardArgs
+}
+
+func prettyArgs(raw json.RawMessage, limit int) string {
 	var buf bytes.Buffer
 	if json.Indent(&buf, raw, "", "  ") != nil {
 		buf.Reset()
 		buf.Write(raw)
 	}
 	s := strings.ReplaceAll(buf.String(), "```", "`\u200b``")
-	if r := []rune(s); len(r) > maxCardArgs {
-		s = string(r[:maxCardArgs]) + "\n… (truncated)"
+	if r := []rune(s); len(r) > limit {
+		s = string(r[:limit]) + "\n… (truncated)"
 	}
 	if s == "" {
 		s = "{}"
@@ -101,9 +118,10 @@ func (s *Sender) postCard(c *conv, a core.Approval) {
 	_, seen := s.cards[a.ID]
 	s.mu.Unlock()
 	if seen {
-		// A redelivered event, or a vote that did not reach the quorum:
-		// the card is there; show the votes so far, buttons kept.
-		if len(a.Votes) > 0 {
+		// A redelivered event, a vote that did not reach the quorum, or
+		// the preview arriving: the card is there; show the votes so far
+		// and the preview, buttons kept.
+		if len(a.Votes) > 0 || a.Preview != nil {
 			s.showOutcome(c, a, "")
 		}
 		return

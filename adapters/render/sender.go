@@ -40,9 +40,13 @@ type Sender struct {
 	ctx    context.Context // the lifetime of platform calls; ends at Close
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	convs   map[string]*conv
-	cards   map[string]*card  // by approval id
+	mu    sync.Mutex
+	convs map[string]*conv
+	cards map[string]*card // by approval id
+	// asked are the approvals whose card was queued, by id: a request
+	// announced again (a vote, its preview arriving) updates its card and
+	// is no new step of its run.
+	asked   map[string]struct{}
 	paused  map[string]*draft // drafts of runs paused for approval, by run id
 	closed  bool
 	workers sync.WaitGroup
@@ -79,6 +83,7 @@ func New(p Platform, o Options) *Sender {
 	s := &Sender{
 		p: p, limits: l, lim: o.Limiter, log: o.Logger.With("component", "render"), opts: o,
 		convs: map[string]*conv{}, cards: map[string]*card{}, paused: map[string]*draft{},
+		asked: map[string]struct{}{},
 	}
 	s.typer, _ = p.(Typer)
 	s.keyer, _ = p.(RateKeyer)
@@ -131,6 +136,9 @@ type op struct {
 	text     string
 }
 
+// maxAsked bounds Sender.asked.
+const maxAsked = 4096
+
 // Send updates the conversation for ev and returns at once; the platform
 // calls happen in the conversation's worker. It fails only after Close.
 func (s *Sender) Send(_ context.Context, ev core.Event) error {
@@ -154,6 +162,17 @@ func (s *Sender) Send(_ context.Context, ev core.Event) error {
 		}
 		s.wakeLocked(c)
 		return nil
+	}
+	if a := ev.Approval; a != nil && ev.Type == core.EventToolAwaitingApproval {
+		if _, again := s.asked[a.ID]; again {
+			c.ops = append(c.ops, op{kind: opCard, approval: *a})
+			s.wakeLocked(c)
+			return nil
+		}
+		if len(s.asked) >= maxAsked {
+			clear(s.asked) // a card queued long ago is edited as a new step at worst
+		}
+		s.asked[a.ID] = struct{}{}
 	}
 	d := c.drafts[ev.RunID]
 	if ev.Type == core.EventToolAwaitingApproval && ev.Approval != nil && len(ev.Approval.Votes) > 0 && (d == nil || d.final) {
@@ -189,6 +208,7 @@ func (s *Sender) Send(_ context.Context, ev core.Event) error {
 	case core.EventToolApproved, core.EventToolDenied:
 		if ev.Approval != nil {
 			c.ops = append(c.ops, op{kind: opOutcome, approval: *ev.Approval})
+			delete(s.asked, ev.Approval.ID)
 		}
 	case core.EventCompleted:
 		c.ops = append(c.ops, op{kind: opFinal, d: d})

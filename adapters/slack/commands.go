@@ -19,7 +19,8 @@ const helpText = `*opsgate* works your infrastructure with you, and changes noth
 • mention me in a channel to start one on your message; reply in my threads without mentioning me
 • ` + "`/opsgate status`" + ` shows what is running in this channel
 • ` + "`/opsgate stop`" + ` stops everything running in this channel; say ` + "`stop`" + ` in a thread (or press Stop) to stop just that one
-• ` + "`/opsgate remember <text>`" + `, ` + "`/opsgate memory <query>`" + `, ` + "`/opsgate forget <path>`" + ` keep, search and archive memory notes (in a thread: mention me with ` + "`/remember …`" + `)`
+• ` + "`/opsgate remember <text>`" + `, ` + "`/opsgate memory <query>`" + `, ` + "`/opsgate forget <path>`" + ` keep, search and archive memory notes (in a thread: mention me with ` + "`/remember …`" + `)
+• in a thread, mention me with ` + "`/timeline`" + ` for what happened so far (UTC), or ` + "`/postmortem`" + ` for a postmortem draft kept in this channel's memory`
 
 // commandReply is the immediate answer to a slash command (the HTTP
 // response or the Socket Mode ack payload).

@@ -43,6 +43,10 @@ type Adapter struct {
 	load   *sync.Once
 	loaded bool
 	gen    uint64 // of epochs: one per polling Run
+	// threadKnown and replies find the reply conversation a reply
+	// continues (incidents.go).
+	threadKnown func(ctx context.Context, convKey string) bool
+	replies     *replyIndex
 }
 
 var (
@@ -71,7 +75,7 @@ func New(cfg Config, log *slog.Logger) (*Adapter, error) {
 	a := &Adapter{
 		cfg: cfg, log: log.With("adapter", "telegram"), api: api, botID: botID,
 		allowed: set(cfg.AllowedUsers), approvers: set(cfg.Approvers), seen: newRecent(4096),
-		epochs: map[int64]string{}, refused: map[int64]time.Time{},
+		epochs: map[int64]string{}, refused: map[int64]time.Time{}, replies: newReplyIndex(),
 		link: render.NewLink("polling"),
 	}
 	if cfg.WebhookURL != "" {

@@ -86,6 +86,7 @@ func TestNewChatsNeedNoStoreReadWhilePolling(t *testing.T) {
 		telegram.ConvKey(telegramtest.BotID, alice.ID, "77"),
 		telegram.ConvKey(telegramtest.BotID, alice.ID, "9"),
 		telegram.ConvKey(telegramtest.BotID, -100, ""),
+		telegram.ConvKey(telegramtest.BotID, -100, "r5"), // replies to an incident's root, not a /new
 	}}
 	ad := newAdapter(t, tg)
 	stop := runOnce(t, ad, eng)

@@ -24,6 +24,8 @@ Nothing that changes anything runs without an approval: I post a card with **App
 /remember TEXT – keep a note in this chat's memory
 /memory QUERY – search memory (runbooks, lessons, notes)
 /forget PATH – archive a memory note you wrote
+/timeline – what happened in this chat so far, with UTC times
+/postmortem – a postmortem draft of it, kept in this chat's memory
 /help – this text
 
 In a group, mention me or reply to one of my messages.`
@@ -56,6 +58,11 @@ func (a *Adapter) onMessage(ctx context.Context, m *tgbotapi.Message) error {
 		return nil
 	}
 	key := a.convKey(ctx, m.Chat.ID)
+	if r := m.ReplyToMessage; r != nil && r.From != nil && r.From.ID == a.botID {
+		if k := a.replyConversation(ctx, m.Chat.ID, r.MessageID); k != "" {
+			key = k
+		}
+	}
 	switch cmd {
 	case "":
 	case "start", "help":
@@ -72,8 +79,9 @@ func (a *Adapter) onMessage(ctx context.Context, m *tgbotapi.Message) error {
 	case "status":
 		a.status(ctx, key)
 		return nil
-	case "remember", "memory", "forget":
-		// Memory commands: the engine answers them (docs/design.md §14).
+	case "remember", "memory", "forget", "timeline", "postmortem":
+		// Memory and timeline commands: the engine answers them
+		// (docs/design.md §14, §19).
 	default:
 		if args == "" {
 			a.sender.Say(key, "Unknown command /"+cmd+". Try /help.")

@@ -76,9 +76,17 @@ func (p platform) Post(ctx context.Context, conv string, m render.Message) (rend
 	if kb := keyboard(m.Buttons); kb != nil {
 		cfg.ReplyMarkup = kb
 	}
+	root := replyTo(conv)
+	if root != 0 {
+		cfg.ReplyToMessageID = root
+		cfg.AllowSendingWithoutReply = true
+	}
 	sent, err := p.a.bot(ctx).Send(cfg)
 	if err != nil {
 		return "", p.a.classify("send message", err)
+	}
+	if root != 0 {
+		p.a.replies.put(chat, sent.MessageID, conv)
 	}
 	return render.MsgRef(strconv.Itoa(sent.MessageID)), nil
 }

@@ -28,11 +28,11 @@ func init() { // in init: /help's run refers to the table itself
 }
 
 // EngineCommand reports whether /name is answered by the engine rather
-// than by the adapter: the memory commands, the same on every platform
-// (docs/design.md §14). They are sent like a message.
+// than by the adapter: the memory and timeline commands, the same on every
+// platform (docs/design.md §14, §19). They are sent like a message.
 func EngineCommand(name string) bool {
 	switch strings.ToLower(name) {
-	case "remember", "memory", "forget":
+	case "remember", "memory", "forget", "timeline", "postmortem":
 		return true
 	}
 	return false
@@ -88,7 +88,8 @@ func (a *Adapter) help(context.Context) bool {
 	for _, c := range commands {
 		fmt.Fprintf(&b, "\n  /%-7s %s", c.name, c.help)
 	}
-	b.WriteString("\n  /remember TEXT  keep TEXT in this channel's memory\n  /memory QUERY   search memory\n  /forget PATH    archive a memory document you wrote")
+	b.WriteString("\n  /remember TEXT  keep TEXT in this channel's memory\n  /memory QUERY   search memory\n  /forget PATH    archive a memory document you wrote" +
+		"\n  /timeline       what happened in this conversation, with UTC times\n  /postmortem     a postmortem draft of it, kept in memory")
 	b.WriteString("\nWhen opsgate asks about a tool call, y or yes approves it; anything else denies it\n(words other than n or no are passed to the model as the reason).")
 	a.println(b.String())
 	a.prompt()

@@ -1,9 +1,11 @@
 package terminal
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -64,4 +66,54 @@ func CheckConvName(name string) error {
 
 func isNameByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.'
+}
+
+// Choice is the conversation `opsgate chat` starts in.
+type Choice struct {
+	Key  string
+	How  string // "new", "resumed", "continued"
+	Note string // something the user should know about the choice
+}
+
+// Keys lists the keys of the stored conversations under a prefix, the most
+// recently active first (core.Engine.ConversationKeys).
+type Keys func(ctx context.Context, prefix string) ([]string, error)
+
+// ChooseConversation picks the conversation of user: the named one, the
+// most recent one (resume), else a new one.
+func ChooseConversation(ctx context.Context, keys Keys, user string, resume bool, name string) (Choice, error) {
+	fresh := Choice{Key: ConvKey(user, NewConvID(time.Now())), How: "new"}
+	switch {
+	case name != "":
+		key := ConvKey(user, name)
+		ks, err := keys(ctx, key)
+		if err != nil {
+			return Choice{}, fmt.Errorf("chat: conversation %s: %w", name, err)
+		}
+		if slices.Contains(ks, key) {
+			return Choice{Key: key, How: "continued"}, nil
+		}
+		return Choice{Key: key, How: "new"}, nil
+	case resume:
+		ks, err := keys(ctx, ConvPrefix(user))
+		if err != nil {
+			return Choice{}, fmt.Errorf("chat: find the conversation to resume: %w", err)
+		}
+		if len(ks) == 0 {
+			fresh.Note = "no earlier terminal conversation to resume; starting a new one"
+			return fresh, nil
+		}
+		return Choice{Key: ks[0], How: "resumed"}, nil
+	}
+	return fresh, nil
+}
+
+// Banner says which conversation is in use and how to come back to it.
+func (c Choice) Banner() string {
+	id := Sanitize(ConvID(c.Key))
+	s := fmt.Sprintf("conversation %s (%s; `opsgate chat --conversation %s` continues it)", id, c.How, id)
+	if c.Note != "" {
+		s = c.Note + "\n" + s
+	}
+	return s
 }

@@ -137,6 +137,11 @@ func (a *Adapter) request(w *errWriter, ap core.Approval) {
 		a.line(w, a.paint(yellow, Sanitize(fmt.Sprintf("⏳ %s: %d of %d approvals: %s", ap.Tool, ap.Approvals(), ap.Quorum(), strings.Join(names, ", ")))))
 		return
 	}
+	if a.isPending(ap.ID) {
+		// The request was asked already: its preview arrived.
+		a.preview(w, ap)
+		return
+	}
 	if len(a.pending) == 0 {
 		a.batch = 0 // a new batch: the last one was answered
 	}
@@ -162,6 +167,7 @@ func (a *Adapter) request(w *errWriter, ap core.Approval) {
 		meta += ", expires in " + short(ap.ExpiresAt.Sub(ap.CreatedAt))
 	}
 	a.line(w, meta)
+	a.preview(w, ap)
 }
 
 func (a *Adapter) decided(w *errWriter, ev core.Event) {
@@ -176,6 +182,10 @@ func (a *Adapter) decided(w *errWriter, ev core.Event) {
 	}
 	name = Sanitize(name)
 	if ev.Type == core.EventToolApproved {
+		if p := ap.Preview; p != nil && p.Stale != "" {
+			a.line(w, a.paint(yellow, "⚠ "+name+": "+Sanitize(oneLine(p.Stale, 300))))
+			return
+		}
 		a.line(w, a.paint(green, "✔ ")+name+" approved by "+Sanitize(ap.DecidedBy.String()))
 		return
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
+	"github.com/opsgate/opsgate/adapters/terminal"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 	"github.com/opsgate/opsgate/core/coretest/mcpfake"
@@ -55,7 +56,7 @@ func newAccessRig(t *testing.T, store string) *accessRig {
 	dir := t.TempDir()
 	model := llmfake.New(t)
 	k8s := mcpfake.New()
-	user := strings.TrimPrefix(localUser(testEnv()).ID, "terminal:")
+	user := strings.TrimPrefix(terminal.LocalUser(testEnv()).ID, "terminal:")
 	pol := filepath.Join(dir, "policy.yaml")
 	if err := os.WriteFile(pol, []byte(fmt.Sprintf(accessPolicy, user)), 0o600); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"github.com/opsgate/opsgate/adapters/httpapi"
 	"github.com/opsgate/opsgate/adapters/httpapi/apimemory"
 	"github.com/opsgate/opsgate/core/schedule"
+	"github.com/opsgate/opsgate/core/timeline"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/internal/metrics"
 )
@@ -32,6 +33,9 @@ func (e *env) api(a *app, m *metrics.Metrics) *httpapi.API {
 	}
 	if a.memory != nil {
 		o.Memory = apimemory.Searcher(a.memory)
+	}
+	if src, ok := timelineSource(a.store); ok {
+		o.Alerts = src.(timeline.Alerts)
 	}
 	return httpapi.New(o)
 }

@@ -38,6 +38,9 @@ type app struct {
 	replicaLease core.Lease
 	// memory is long-term memory; nil when memory.enabled is false.
 	memory *memory.Memory
+	// incidents is the intake of Alertmanager's notifications; nil when
+	// none are configured.
+	incidents *incidents
 }
 
 type appOptions struct {
@@ -71,6 +74,7 @@ func newTools(cfg *config.Config, log *slog.Logger, opts ...tools.Option) (*tool
 		servers[i] = tools.ServerConfig{
 			Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env,
 			URL: s.URL, Headers: s.Headers, CallTimeout: s.CallTimeout,
+			Annotations: tools.Annotations{Read: s.Annotations.Read, Destructive: s.Annotations.Destructive},
 		}
 	}
 	base := []tools.Option{tools.WithLogger(log.With("component", "tools")), tools.WithCallTimeout(cfg.Tools.CallTimeout)}
@@ -122,9 +126,11 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		return nil, err
 	}
 	popts := policyOptions(cfg)
-	roots := newRootSet(cfg)
-	roots.learn(hostRoots(host, log))
-	popts.Roots = roots.of
+	roots := tools.NewRoots(configuredRoots(cfg))
+	roots.Learn(host.AskRoots(log))
+	popts.Roots = roots.Of
+	var inc *incidents // known once the store is open; nil answers nothing
+	popts.Place = func(key string) (string, string) { return inc.place(key) }
 	pol, err := policy.Load(cfg.Policy.File, popts)
 	if err != nil {
 		host.Close()
@@ -141,6 +147,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		host.Close()
 		return nil, err
 	}
+	inc = newIncidents(cfg, store, log)
 	ecfg := engineConfig(cfg)
 	ecfg.Policy = holder
 	ecfg.Limiter = policy.NewLimiter(holder.RunsPerPersonPerMinute)
@@ -161,13 +168,17 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		Logger:      log.With("component", "engine"),
 		Coordinator: coord,
 		// Everything shown to people, kept for streams or not, passes the
-		// redactor first.
-		Display: red.Events(),
+		// redactor first, where it leaves the engine: events, and the
+		// approvals Decide and Status return.
+		Display:         red.Events(),
+		DisplayApproval: red.Approval,
+		Previewer:       previewer(cfg, host),
 	}
 	mem := longTermMemory(cfg, store, red, log)
 	if mem != nil {
-		deps.Retriever, deps.Virtual, deps.Commands = mem, mem.Tools(), mem
+		deps.Retriever, deps.Virtual = mem, mem.Tools()
 	}
+	deps.Commands = chatCommands(store, model, mem, log)
 	engine, err := core.NewEngine(ecfg, deps)
 	if err != nil {
 		closeCoord()
@@ -175,7 +186,7 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 		store.Close()
 		return nil, err
 	}
-	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder, red: red, coord: coord, closeCoord: closeCoord, memory: mem}, nil
+	return &app{cfg: cfg, store: store, model: model, tools: host, engine: engine, policy: holder, red: red, coord: coord, closeCoord: closeCoord, memory: mem, incidents: inc}, nil
 }
 
 // longTermMemory is the memory over the store's documents (docs/design.md §14),

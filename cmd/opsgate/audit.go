@@ -116,7 +116,7 @@ func (e *env) auditVerify(ctx context.Context, args []string) int {
 		return exitError
 	}
 	defer store.Close()
-	chain, err := verifyAudit(ctx, store)
+	chain, err := core.VerifyAudit(ctx, store)
 	if err != nil {
 		e.fail(err)
 		return exitError
@@ -126,7 +126,7 @@ func (e *env) auditVerify(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "opsgate: audit verify: %v\n", schemaErr)
 	}
 	switch {
-	case chain.brk != nil:
+	case chain.Break != nil:
 		fmt.Fprintf(e.stderr, "opsgate: audit verify: %s\n", chain)
 		return exitError
 	case schemaErr != nil:
@@ -135,40 +135,6 @@ func (e *env) auditVerify(ctx context.Context, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "ok: %s\n", chain)
 	return exitOK
-}
-
-// chainVerdict is what the audit hash chain says about a store's audit log.
-type chainVerdict struct {
-	verified int // entries whose hash verified
-	legacy   int // older entries, written before the chain existed
-	brk      *core.ChainBreak
-}
-
-// String is the verdict in a sentence, as audit verify and doctor print it.
-func (v chainVerdict) String() string {
-	if v.brk != nil {
-		return fmt.Sprintf("entry %d: %s (%d entries before it verified)", v.brk.ID, v.brk.Why, v.verified)
-	}
-	msg := fmt.Sprintf("%d audit entries verified", v.verified)
-	if v.legacy > 0 {
-		msg += fmt.Sprintf(" (%d older entries were written before the chain existed)", v.legacy)
-	}
-	return msg
-}
-
-// verifyAudit walks the whole audit log's hash chain: the one check behind
-// audit verify and doctor.
-func verifyAudit(ctx context.Context, store core.Store) (chainVerdict, error) {
-	entries, err := store.Audit(ctx, core.AuditFilter{})
-	if err != nil {
-		return chainVerdict{}, err
-	}
-	n, brk := core.VerifyChain(entries)
-	v := chainVerdict{verified: n, brk: brk}
-	if brk == nil {
-		v.legacy = len(entries) - n
-	}
-	return v, nil
 }
 
 // redactEntry hides secrets in the free-text fields of an audit entry. The

@@ -8,11 +8,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"os/user"
 	"strings"
 	"time"
 
-	"github.com/opsgate/opsgate/adapters/chats"
 	"github.com/opsgate/opsgate/adapters/terminal"
 	"github.com/opsgate/opsgate/core"
 )
@@ -68,13 +66,13 @@ func (e *env) chat(ctx context.Context, args []string) int {
 	}
 	e.warnUnknownEnv()
 	interactive := isTerminal(e.stdin) && isTerminal(e.stdout)
-	who := localUser(e.getenv)
+	who := terminal.LocalUser(e.getenv)
 	a, err := openApp(ctx, cfg, e.log, nil)
 	if err != nil {
 		e.fail(err)
 		return exitError
 	}
-	conv, err := chooseConversation(ctx, a.store, who.Name, *resume, *named)
+	conv, err := terminal.ChooseConversation(ctx, a.engine.ConversationKeys, who.Name, *resume, *named)
 	if err != nil {
 		e.fail(err)
 		sctx, scancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -88,7 +86,7 @@ func (e *env) chat(ctx context.Context, args []string) int {
 		Interactive: interactive,
 		Color:       interactive && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb",
 		User:        who,
-		ConvKey:     conv.key,
+		ConvKey:     conv.Key,
 		Logger:      e.log,
 	})
 	// The terminal shows the events of its person's conversations (the
@@ -123,9 +121,9 @@ func (e *env) chat(ctx context.Context, args []string) int {
 	}()
 	if interactive {
 		fmt.Fprintf(e.stdout, "opsgate %s · %s at %s · toolsets: %s\n%s\nType a message. y/yes approves a tool call, anything else denies. /stop or Ctrl-C stops a run; /quit or Ctrl-C twice exits; /help lists the commands.\n",
-			version, cfg.LLM.Model, cfg.LLM.BaseURL, joinOr(serverNames(cfg), "none"), conv.banner())
-	} else if conv.note != "" {
-		fmt.Fprintf(e.stderr, "opsgate: %s\n", conv.note)
+			version, cfg.LLM.Model, cfg.LLM.BaseURL, joinOr(serverNames(cfg), "none"), conv.Banner())
+	} else if conv.Note != "" {
+		fmt.Fprintf(e.stderr, "opsgate: %s\n", conv.Note)
 	}
 
 	if *message != "" {
@@ -157,23 +155,4 @@ func (e *env) chat(ctx context.Context, args []string) int {
 		return exitError
 	}
 	return exitOK
-}
-
-// localUser is the person at this terminal: the OS user. An OS user named
-// like core.SystemActor gets another id: decisions in that id are refused,
-// as they must be for anyone but opsgate itself.
-func localUser(getenv func(string) string) core.Actor {
-	name := ""
-	if u, err := user.Current(); err == nil {
-		name = u.Username
-	}
-	if name == "" {
-		name = getenv("USER")
-	}
-	if name == "" {
-		name = "local"
-	}
-	// An identity "terminal:<user>" (docs/design.md §11): a policy's people can
-	// name it, and it can never be SystemActor's.
-	return core.Actor{ID: chats.Qualify("terminal", name), Name: name}
 }

@@ -130,6 +130,19 @@ func TestChatNamedConversation(t *testing.T) {
 	}
 }
 
+// keysOf lists the store's conversation keys as the engine does
+// (core.Engine.ConversationKeys).
+func keysOf(store core.ConversationStore) terminal.Keys {
+	return func(ctx context.Context, prefix string) ([]string, error) {
+		cs, err := store.Conversations(ctx, core.ConversationFilter{KeyPrefix: prefix})
+		keys := make([]string, len(cs))
+		for i, c := range cs {
+			keys[i] = c.Key
+		}
+		return keys, err
+	}
+}
+
 // The interactive banner names the conversation in use and how to return.
 func TestChatConversationBanner(t *testing.T) {
 	ctx := context.Background()
@@ -138,29 +151,29 @@ func TestChatConversationBanner(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	c, err := chooseConversation(ctx, store, "alice", true, "")
+	c, err := terminal.ChooseConversation(ctx, keysOf(store), "alice", true, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := terminal.ConvID(c.key)
+	id := terminal.ConvID(c.Key)
 	want := "no earlier terminal conversation to resume; starting a new one\nconversation " + id +
 		" (new; `opsgate chat --conversation " + id + "` continues it)"
-	if got := c.banner(); got != want || !strings.HasPrefix(c.key, "terminal:alice:") {
-		t.Errorf("banner = %q (key %q), want %q", got, c.key, want)
+	if got := c.Banner(); got != want || !strings.HasPrefix(c.Key, "terminal:alice:") {
+		t.Errorf("banner = %q (key %q), want %q", got, c.Key, want)
 	}
-	if err := store.Apply(ctx, core.Batch{ConvKey: c.key, Messages: []core.Message{{Role: core.RoleUser, Content: "hi"}}}); err != nil {
+	if err := store.Apply(ctx, core.Batch{ConvKey: c.Key, Messages: []core.Message{{Role: core.RoleUser, Content: "hi"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if c, err = chooseConversation(ctx, store, "alice", true, ""); err != nil {
+	if c, err = terminal.ChooseConversation(ctx, keysOf(store), "alice", true, ""); err != nil {
 		t.Fatal(err)
 	}
-	if got := c.banner(); got != "conversation "+id+" (resumed; `opsgate chat --conversation "+id+"` continues it)" {
+	if got := c.Banner(); got != "conversation "+id+" (resumed; `opsgate chat --conversation "+id+"` continues it)" {
 		t.Errorf("banner after --resume = %q", got)
 	}
-	if c, err = chooseConversation(ctx, store, "alice", false, id); err != nil || c.how != "continued" {
+	if c, err = terminal.ChooseConversation(ctx, keysOf(store), "alice", false, id); err != nil || c.How != "continued" {
 		t.Errorf("--conversation %s = %+v, %v; want it continued", id, c, err)
 	}
-	if c, err = chooseConversation(ctx, store, "bob", true, ""); err != nil || c.how != "new" {
+	if c, err = terminal.ChooseConversation(ctx, keysOf(store), "bob", true, ""); err != nil || c.How != "new" {
 		t.Errorf("bob's --resume = %+v, %v; want a new conversation, not alice's", c, err)
 	}
 }

@@ -65,12 +65,10 @@ func buildChats(cfg *config.Config, log *slog.Logger, m *metrics.Metrics) (*chat
 	return set, nil
 }
 
-// serveChats gives set what it needs of the app: the store's leases and
-// the redactor of what Decide and Status return, and subscribes it to the
+// serveChats gives set the store's leases and subscribes it to the
 // engine's events. API conversations are followed by API streams, when
 // anyone follows.
 func serveChats(set *chats.Set, a *app) {
 	set.Leaser, _ = a.store.(core.Leaser)
-	set.Options.Display = a.red.Approval
 	set.Subscribe(a.engine, func(key string) bool { return strings.HasPrefix(key, httpapi.ConvPrefix) })
 }

@@ -40,12 +40,16 @@ Commands:
   migrate         apply pending database migrations
   audit           print the audit log (--since, --conversation, --json),
                   redacted; audit verify checks its hash chain
+  approvals       show ID prints an approval request with its whole
+                  preview diff
   policy          check [FILE] validates the policy file; explain shows
                   what it decides for one call (opsgate policy help)
   schedules       list the schedules and their next fires; schedules run
                   NAME fires one now and waits for its run
   memory          long-term memory: import DIR, search QUERY [--explain],
                   list, show PATH, promote ID, reject ID, export
+  incident        report KEY [--format md|json] prints a conversation's
+                  timeline; postmortem KEY drafts a postmortem from it
   token           API tokens: create --person NAME (printed once), list,
                   revoke ID
   healthcheck     exit 0 when the local serve's /healthz answers 200 (for
@@ -116,9 +120,11 @@ func mainEnv(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		"doctor":      e.doctor,
 		"migrate":     e.migrate,
 		"audit":       e.audit,
+		"approvals":   e.approvals,
 		"policy":      e.policy,
 		"schedules":   e.schedules,
 		"memory":      e.memory,
+		"incident":    e.incident,
 		"token":       e.token,
 		"healthcheck": e.healthcheck,
 		"version":     e.version,

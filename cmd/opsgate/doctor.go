@@ -184,8 +184,9 @@ func (e *env) checkTools(ctx context.Context, r *report, cfg *config.Config) {
 		}
 		r.ok("tools", "%s: %d tools, %d need approval (%s)", s.Name, len(list), approval, serverWhere(s))
 		for _, t := range list {
-			r.detail("%-28s %s", t.Name, riskLabel(t.Risk))
+			r.detail("%-28s %s", t.Name, riskLabel(t))
 		}
+		checkAnnotations(ctx, r, host, s, list)
 	}
 	r.ok("tools", "loaded by default: %s", joinOr(cfg.Tools.DefaultToolsets, "none"))
 }
@@ -197,14 +198,17 @@ func serverWhere(s config.MCPServer) string {
 	return strings.Join(append([]string{s.Command}, s.Args...), " ")
 }
 
-func riskLabel(r core.Risk) string {
-	switch r {
-	case core.RiskRead:
+func riskLabel(t core.Tool) string {
+	configured := t.RiskSource == core.RiskConfigured
+	switch {
+	case t.Risk == core.RiskRead && configured:
+		return "read (configured)"
+	case t.Risk == core.RiskRead:
 		return "read"
-	case core.RiskDestructive:
-		return "destructive (needs approval)"
+	case configured:
+		return string(t.Risk) + " (configured), needs approval"
 	default:
-		return string(r) + " (needs approval)"
+		return string(t.Risk) + " (needs approval)"
 	}
 }
 
@@ -275,12 +279,12 @@ func (e *env) checkStore(ctx context.Context, r *report, cfg *config.Config) {
 // the store's schema failed and was reported: only a break is added (an
 // audit table that is gone cannot be read at all).
 func checkChain(ctx context.Context, r *report, store core.Store, loc memory.Location, okPrefix string) {
-	chain, err := verifyAudit(ctx, store)
+	chain, err := core.VerifyAudit(ctx, store)
 	switch {
 	case err != nil && okPrefix == "":
 	case err != nil:
 		r.fail("audit", "", "reading the audit log: %v", err)
-	case chain.brk != nil:
+	case chain.Break != nil:
 		r.fail("audit", "find out who changed "+loc.Where()+" and restore it from a backup; opsgate audit verify says the same",
 			"%s", chain)
 	case okPrefix != "":

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/opsgate/opsgate/adapters/terminal"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
@@ -130,7 +131,7 @@ func TestBinaryChatReadDeniedApprovedWrite(t *testing.T) {
 	stdin := "list the pods in prod\nscale web to 3\nn\nscale web to 3, I am sure\ny\n"
 
 	stdout, stderr, code := runBinary(t, dir, stdin, "chat", "--config", cfg)
-	me := localUser(testEnv("USER", "sre")).Name // the binary runs as the same OS user
+	me := terminal.LocalUser(testEnv("USER", "sre")).Name // the binary runs as the same OS user
 	if code != 0 {
 		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
 	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
+	"github.com/opsgate/opsgate/internal/readiness"
 )
 
 // served is `opsgate serve` running in-process.
@@ -57,10 +58,10 @@ func (s *served) stop(t *testing.T) {
 }
 
 // readyz fetches /readyz once.
-func (s *served) readyz(t *testing.T) (int, readiness) {
+func (s *served) readyz(t *testing.T) (int, readinessReport) {
 	t.Helper()
 	body, code := get(t, s.base+"/readyz")
-	var rep readiness
+	var rep readinessReport
 	if err := json.Unmarshal([]byte(body), &rep); err != nil {
 		t.Fatalf("GET /readyz = %d, body is not JSON (%v):\n%s", code, err, body)
 	}
@@ -71,7 +72,7 @@ func (s *served) readyz(t *testing.T) (int, readiness) {
 }
 
 // waitReadyz polls /readyz until it answers code, and returns the report.
-func (s *served) waitReadyz(t *testing.T, code int) readiness {
+func (s *served) waitReadyz(t *testing.T, code int) readinessReport {
 	t.Helper()
 	deadline := time.After(30 * time.Second)
 	for {
@@ -89,7 +90,13 @@ func (s *served) waitReadyz(t *testing.T, code int) readiness {
 	}
 }
 
-func (r readiness) component(t *testing.T, name string) component {
+// readinessReport is the body of /readyz, with a lookup for the tests.
+type readinessReport readiness.Report
+
+// component is one line of /readyz.
+type component = readiness.Component
+
+func (r readinessReport) component(t *testing.T, name string) component {
 	t.Helper()
 	for _, c := range r.Components {
 		if c.Name == name {

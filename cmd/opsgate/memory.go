@@ -95,7 +95,7 @@ func (e *env) memory(ctx context.Context, args []string) int {
 		return exitError
 	}
 	defer closeStore()
-	by := localUser(e.getenv).ID
+	by := terminal.LocalUser(e.getenv).ID
 	switch cmd {
 	case "import":
 		rep, err := m.Import(ctx, rest[0], by)

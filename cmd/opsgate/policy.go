@@ -11,6 +11,7 @@ import (
 
 	"github.com/opsgate/opsgate/adapters/telegram"
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/policy"
 )
@@ -138,7 +139,7 @@ func (e *env) policyExplain(args []string) int {
 	}
 	c := core.PolicyCall{Server: *server, Tool: *tool, Arguments: canon, Risk: core.Risk(*risk),
 		Requester: core.Actor{ID: *as}, ConvKey: platform + ":explain"}
-	explain(e.stdout, p, c)
+	p.Explain(e.stdout, c)
 	return exitOK
 }
 
@@ -156,77 +157,17 @@ func (e *env) policyCanSee(key, file string) int {
 		fmt.Fprintln(e.stderr, err)
 		return exitError
 	}
-	explainCanSee(e.stdout, p, key)
+	p.ExplainCanSee(e.stdout, key)
 	return exitOK
 }
 
-// explainCanSee prints who sees key and why, one per line.
-func explainCanSee(w io.Writer, p *policy.Policy, key string) {
-	if p.File() == "" {
-		fmt.Fprintln(w, "policy:        none (no roles, no visibility rules)")
-	} else {
-		fmt.Fprintf(w, "policy:        %s\n", p.File())
+// configuredRoots are the roots: of each server in tools.servers.
+func configuredRoots(cfg *config.Config) map[string][]string {
+	m := map[string][]string{}
+	for _, s := range cfg.Tools.Servers {
+		m[s.Name] = s.Roots
 	}
-	fmt.Fprintf(w, "conversation:  %s\n", key)
-	for _, s := range p.WhoCanSee(key) {
-		fmt.Fprintf(w, "sees it:       %s: %s\n", s.Who, s.Why)
-	}
-	if !strings.HasPrefix(key, policy.TerminalPrefix) {
-		fmt.Fprintln(w, "sees it:       whoever took part in it: sent a message, voted, was eligible to decide one of its approvals, started it through the API")
-	}
-	fmt.Fprintln(w, "nobody else:   to anyone else it does not exist (404); an API token also needs the read scope")
-}
-
-// explain prints a policy's verdict on c for a person to read.
-func explain(w io.Writer, p *policy.Policy, c core.PolicyCall) {
-	line := func(label, format string, a ...any) {
-		fmt.Fprintf(w, "%-14s %s\n", label+":", fmt.Sprintf(format, a...))
-	}
-	if p.File() == "" {
-		line("policy", "none (the requester or the platform's approvers decide)")
-	} else {
-		line("policy", "%s", p.File())
-	}
-	line("call", "%s %s %s (risk %s)", c.Server, c.Tool, c.Arguments, c.Risk)
-	person := p.Person(c.Requester.ID)
-	if person != c.Requester.ID {
-		line("asked by", "%s (%s)", c.Requester.ID, person)
-	} else {
-		line("asked by", "%s", c.Requester.ID)
-	}
-	v := p.Classify(c)
-	if v.Rule != "" {
-		line("rule", "%s", v.Rule)
-	} else {
-		line("rule", "none matches (the defaults apply)")
-	}
-	switch v.Action {
-	case core.ActionRead:
-		line("action", "read: runs without approval")
-		return
-	case core.ActionDeny:
-		line("action", "deny: never runs")
-		line("model is told", "%s", v.Denial())
-		return
-	}
-	line("action", "ask: runs once approved")
-	if v.Reason != "" {
-		line("reason", "%s", v.Reason)
-	}
-	line("may approve", "%s", v.Deciders(c.Requester, person))
-	people := "people"
-	if v.Quorum == 1 {
-		people = "person"
-	}
-	line("quorum", "%d %s", v.Quorum, people)
-	self := "off"
-	if v.SelfApproval {
-		self = "on"
-	}
-	line("self-approval", "%s", self)
-	if len(v.Notify) > 0 {
-		line("notify", "%s", strings.Join(v.Notify, ", "))
-	}
+	return m
 }
 
 // policyOptions are the approvers the configuration names outside the
@@ -248,7 +189,8 @@ func policyOptions(cfg *config.Config) policy.Options {
 			scheds[s.Name] = s.Approvers
 		}
 	}
-	return policy.Options{PlatformApprovers: platforms, ScheduleApprovers: scheds, Roots: newRootSet(cfg).of}
+	incidentApprovers(cfg, scheds)
+	return policy.Options{PlatformApprovers: platforms, ScheduleApprovers: scheds, Roots: tools.NewRoots(configuredRoots(cfg)).Of}
 }
 
 // parseArgs is parse for a command that takes up to max arguments, with

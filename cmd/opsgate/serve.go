@@ -29,8 +29,9 @@ that does not load keeps the policy in force and is logged.
 
 The HTTP API with at least one API token (opsgate token create) is
 something to serve: an API-and-console deployment needs no chat platform.
-With no chat adapter enabled, no schedule and no API token, serve refuses
-to start (exit 1), unless:
+So are incidents (POST /hooks/alertmanager, docs/incidents.md). With no
+chat adapter enabled, no schedule, no incidents and no API token, serve
+refuses to start (exit 1), unless:
   --allow-empty  start anyway with nothing to serve, only /healthz,
                  /readyz and /metrics answering: useful for a standby or
                  for /healthz-only smoke tests
@@ -90,6 +91,13 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	// Without a coordinator (SQLite) this process's fires are known alive
 	// by its own lease.
 	a.holdReplicaLease(ctx, replicaName(), e.log)
+	if a.incidents != nil {
+		if err := a.incidents.attach(cfg, a, chats); err != nil {
+			e.fail(err)
+			e.closeApp(a)
+			return exitError
+		}
+	}
 	a.engine.Subscribe("", m.Subscriber(), core.SubscribeOptions{})
 	serveChats(chats, a)
 	reloadPolicyOnHUP(ctx, a.policy, cfg.Policy.File, e.log)
@@ -124,7 +132,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	running.Add(1)
 	go func() {
 		defer running.Done()
-		chats.Run(runCtx, a.engine, chatErr)
+		chats.Run(runCtx, a.chatEngine(), chatErr)
 	}()
 	var fires *schedule.Runner
 	if len(scheds) > 0 {

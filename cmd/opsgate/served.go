@@ -30,7 +30,7 @@ func startedSchedules(cfg *config.Config) []string {
 // API-and-console deployment needs no chat platform (docs/design.md §16). empty
 // is false when there is something to serve.
 func nothingToServe(cfg *config.Config, apiTokens int) (what, fix string, empty bool) {
-	if len(cfg.Adapters()) > 0 || len(startedSchedules(cfg)) > 0 || apiTokens > 0 {
+	if len(cfg.Adapters()) > 0 || len(startedSchedules(cfg)) > 0 || apiTokens > 0 || cfg.Incidents.On() {
 		return "", "", false
 	}
 	what = "nothing to serve: no chat adapter is enabled, no schedule runs and the HTTP API has no token"

@@ -15,6 +15,10 @@ type (
 	pinger interface {
 		Ping(ctx context.Context) error
 	}
+	// pendingCounter counts the approvals waiting, for the metrics.
+	pendingCounter interface {
+		PendingSummary(ctx context.Context) (core.PendingSummary, error)
+	}
 	// coordinated stores let replicas share conversations (docs/design.md §12).
 	coordinated interface {
 		Coordinator(replica string, log *slog.Logger) (core.Coordinator, func())

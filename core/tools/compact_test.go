@@ -94,7 +94,7 @@ func TestCompactSchemaKeepsEveryConstraint(t *testing.T) {
 	var fullBytes, compactBytes int
 	for _, rs := range mcpfake.Realistic() {
 		for name, st := range rs.Server.ListTools() {
-			tool, full := convert(rs.Name, st.Tool, n)
+			tool, full, _ := convert(rs.Name, st.Tool, n, Annotations{})
 			fullBytes, compactBytes = fullBytes+len(full), compactBytes+len(tool.InputSchema)
 			if len(tool.InputSchema) > len(full) {
 				t.Errorf("%s/%s: compact schema is larger (%d > %d bytes)", rs.Name, name, len(tool.InputSchema), len(full))

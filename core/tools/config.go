@@ -40,6 +40,11 @@ type ServerConfig struct {
 	// host's (WithCallTimeout). A server known to run long jobs gets more
 	// time without giving every server that much.
 	CallTimeout time.Duration
+
+	// Annotations override the risk the server's annotations give its
+	// tools: only ever to a read for a tool that claims nothing, and to
+	// destructive for any.
+	Annotations Annotations
 }
 
 // Option configures a Host.
@@ -100,6 +105,9 @@ func (c ServerConfig) validate() error {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			return fmt.Errorf("env name %q is not valid", k)
 		}
+	}
+	if err := c.Annotations.validate(); err != nil {
+		return err
 	}
 	if c.URL != "" {
 		// The URL is left out of these errors: it may carry a token.

@@ -28,12 +28,17 @@ const discoverTimeout = 2 * time.Second
 // conn is one live, initialized client of a server.
 type conn struct {
 	toolset string
+	over    Annotations
+	log     *slog.Logger
 	client  *client.Client
 	proc    *process // stdio servers only
+	// server is the name the server gave in its serverInfo.
+	server string
 
-	mu    sync.Mutex
-	tools []core.Tool
-	stale atomic.Bool // the server said its tool list changed
+	mu       sync.Mutex
+	tools    []core.Tool
+	refusals []Refusal
+	stale    atomic.Bool // the server said its tool list changed
 
 	sinks sync.Map // progress token -> *progressSink
 
@@ -44,7 +49,7 @@ type conn struct {
 // dial starts, initializes and lists the tools of cfg's server. ctx bounds
 // the handshake; life is the lifetime of the transport.
 func dial(ctx, life context.Context, cfg ServerConfig, log *slog.Logger, names *names, schemas *schemaCache) (*conn, error) {
-	c := &conn{toolset: cfg.Name}
+	c := &conn{toolset: cfg.Name, over: cfg.Annotations, log: log}
 	var t transport.Interface
 	switch {
 	case cfg.Command != "":
@@ -73,9 +78,11 @@ func dial(ctx, life context.Context, cfg ServerConfig, log *slog.Logger, names *
 	}
 	var init mcp.InitializeRequest
 	init.Params.ClientInfo = mcp.Implementation{Name: "opsgate", Version: version()}
-	if _, err := c.client.Initialize(ctx, init); err != nil {
+	res, err := c.client.Initialize(ctx, init)
+	if err != nil {
 		return nil, c.abort(fmt.Errorf("initialize: %w", err))
 	}
+	c.server = res.ServerInfo.Name
 	if err := c.list(ctx, names, schemas); err != nil {
 		return nil, c.abort(fmt.Errorf("list tools: %w", err))
 	}
@@ -100,19 +107,34 @@ func (c *conn) list(ctx context.Context, names *names, schemas *schemaCache) err
 	}
 	tools := make([]core.Tool, 0, len(res.Tools))
 	full := make(map[string]json.RawMessage, len(res.Tools))
+	var refusals []Refusal
 	for _, t := range res.Tools {
 		// A nameless tool is invalid MCP and could not be called by name.
 		if t.Name != "" {
-			tool, schema := convert(c.toolset, t, names)
+			tool, schema, refused := convert(c.toolset, t, names, c.over)
 			tools = append(tools, tool)
 			full[t.Name] = schema
+			if refused != "" {
+				r := Refusal{Tool: t.Name, Glob: refused, Risk: tool.Risk, Hint: hintOf(t.Annotations)}
+				refusals = append(refusals, r)
+				c.log.Warn("annotations: a read glob matches a tool its server says is not read-only; it still needs approval",
+					"tool", t.Name, "glob", refused, "hint", r.Hint)
+			}
 		}
 	}
 	schemas.setListed(c.toolset, full)
 	c.mu.Lock()
-	c.tools = tools
+	c.tools, c.refusals = tools, refusals
 	c.mu.Unlock()
 	return nil
+}
+
+// refused returns the tools of the last listing that a read glob matched
+// but could not loosen.
+func (c *conn) refused() []Refusal {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.refusals)
 }
 
 // cached returns a copy of the tool list.

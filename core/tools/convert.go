@@ -20,23 +20,28 @@ const maxDescription = 1024
 var rejectAll = json.RawMessage(`{"type":"object","not":{}}`)
 
 // convert turns a listed MCP tool into a core.Tool of toolset, whose
-// InputSchema is the compact one the model sees, and returns the server's
-// full schema beside it, which is what arguments are validated against.
-func convert(toolset string, t mcp.Tool, names *names) (core.Tool, json.RawMessage) {
+// InputSchema is the compact one the model sees and whose risk comes from
+// its annotations and the server entry's overrides, and returns the
+// server's full schema beside it, which is what arguments are validated
+// against, and the read glob that matched it but could not loosen it.
+func convert(toolset string, t mcp.Tool, names *names, over Annotations) (core.Tool, json.RawMessage, string) {
 	full := inputSchema(t)
+	c := over.classify(t.Name, t.Annotations)
 	return core.Tool{
 		Name:        names.assign(toolset, t.Name),
 		Toolset:     toolset,
 		Remote:      t.Name,
 		Description: description(t),
 		InputSchema: compactSchema(full, t.Name),
-		Risk:        riskOf(t.Annotations),
-	}, full
+		Risk:        c.risk,
+		RiskSource:  c.source,
+	}, full, c.refused
 }
 
-// riskOf classifies a tool by its annotations (the server's own claims,
-// which is why opsgate trusts a server only as far as its config does): no
-// claim at all is a write, and only an explicit readOnlyHint is a read.
+// riskOf classifies a tool by its annotations alone (the server's own
+// claims, which is why opsgate trusts a server only as far as its config
+// does): no claim at all is a write, and only an explicit readOnlyHint is a
+// read. Annotations.classify adds the configured overrides.
 func riskOf(a mcp.ToolAnnotation) core.Risk {
 	switch {
 	// readOnlyHint wins: the MCP spec gives destructiveHint meaning only when

@@ -18,10 +18,18 @@
 // # Tools and risk
 //
 // A tool's risk comes from its MCP annotations, which are self-declared by
-// the server and therefore only ever make a tool more guarded: readOnlyHint
-// true is core.RiskRead, destructiveHint true is core.RiskDestructive even
-// when the tool also claims to be read-only, and anything else, missing
-// annotations included, is core.RiskWrite.
+// the server: readOnlyHint true is core.RiskRead (it wins over
+// destructiveHint, which the spec gives meaning only for a tool that is not
+// read-only), destructiveHint true is core.RiskDestructive, and anything
+// else, missing annotations included, is core.RiskWrite.
+//
+// A server's entry may override that (Annotations, the annotations key of
+// tools.servers): a read glob makes a tool a read only when its server
+// claims nothing (no readOnlyHint, no destructiveHint true), so a server
+// that says a tool writes is never overruled and no configuration takes
+// the approval off it; Refusals names the tools a read glob matched in
+// vain. A destructive glob raises any tool. Each core.Tool says where its
+// risk came from (RiskSource), and the audit records it.
 //
 // The model-facing name is the server's tool name made valid for OpenAI
 // function names (^[a-zA-Z0-9_-]{1,64}$, other characters become '_').

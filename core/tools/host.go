@@ -67,6 +67,7 @@ func New(servers []ServerConfig, opts ...Option) (*Host, error) {
 			return nil, fmt.Errorf("tools: server %d: name %q is used twice", i+1, cfg.Name)
 		}
 		cfg.Args, cfg.Env, cfg.Headers = slices.Clone(cfg.Args), maps.Clone(cfg.Env), maps.Clone(cfg.Headers)
+		cfg.Annotations = Annotations{Read: slices.Clone(cfg.Annotations.Read), Destructive: slices.Clone(cfg.Annotations.Destructive)}
 		h.order = append(h.order, cfg.Name)
 		h.upstreams[cfg.Name] = newUpstream(cfg, h.log.With("toolset", cfg.Name))
 	}
@@ -98,6 +99,21 @@ func (h *Host) Tools(ctx context.Context, toolset string) ([]core.Tool, error) {
 		return nil, u.fail(c, fmt.Errorf("list tools: %w", err))
 	}
 	return c.cached(), nil
+}
+
+// Refusals lists the tools of toolset that a read glob of its server's
+// annotations matches but cannot make a read, because the server says they
+// are not read-only (see Annotations), as of the current tool list; it
+// connects to the server like Tools.
+func (h *Host) Refusals(ctx context.Context, toolset string) ([]Refusal, error) {
+	if _, err := h.Tools(ctx, toolset); err != nil {
+		return nil, err
+	}
+	c, _ := h.upstreams[toolset].current()
+	if c == nil {
+		return nil, nil
+	}
+	return c.refused(), nil
 }
 
 // Validate checks args against the tool's input schema: the full schema its

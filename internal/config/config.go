@@ -33,6 +33,7 @@ type Config struct {
 	Slack     Slack      `yaml:"slack"`
 	Discord   Discord    `yaml:"discord"`
 	Schedules []Schedule `yaml:"schedules"`
+	Incidents Incidents  `yaml:"incidents"`
 
 	// File is the file the configuration was read from; empty when none was
 	// found and only defaults and the environment apply.
@@ -124,11 +125,17 @@ type MCPServer struct {
 	// CallTimeout overrides tools.call_timeout for this server; 0 (or
 	// absent) means tools.call_timeout.
 	CallTimeout time.Duration `yaml:"call_timeout"`
+	// Annotations override the risk the server's own MCP annotations give
+	// its tools (docs/design.md §3).
+	Annotations Annotations `yaml:"annotations"`
 	// Roots are the directories the server serves (absolute, or relative
 	// to the working directory): a policy args glob also matches a path
 	// inside one relative to it. The filesystem server's own are learnt
 	// from its list_allowed_directories.
 	Roots []string `yaml:"roots"`
+	// Previews are recipes for the approval cards of this server's tools
+	// when it has no built-in preview (docs/design.md §18).
+	Previews []PreviewRecipe `yaml:"previews"`
 }
 
 // Approvals tunes the approval gate (which itself cannot be turned off).
@@ -201,6 +208,46 @@ type Schedule struct {
 	CatchUp time.Duration `yaml:"catch_up"`
 }
 
+// Incidents turns Alertmanager's notifications into incident
+// conversations (docs/design.md §19).
+type Incidents struct {
+	// Targets are tried in order; the first whose match fits an alert
+	// group takes it. A group no target matches is acknowledged and logged.
+	Targets []IncidentTarget `yaml:"targets"`
+	// RetriggerAfter is how long an incident's group starts nothing new:
+	// later notifications only update it; after it, a firing group that
+	// had resolved opens a new incident and one still firing is triaged
+	// again (default 1h).
+	RetriggerAfter time.Duration `yaml:"retrigger_after"`
+}
+
+// On reports whether incidents are configured (there is a target).
+func (i Incidents) On() bool { return len(i.Targets) > 0 }
+
+// IncidentTarget is where the alert groups it matches become incidents.
+type IncidentTarget struct {
+	// Match maps label names to globs (* and ?); absent labels match
+	// anything, an empty map every alert.
+	Match map[string]string `yaml:"match"`
+	// To is slack:<channel>, discord:<channel> or telegram:<chat>.
+	To string `yaml:"to"`
+	// Approvers may approve the writes proposed in the incident (roles,
+	// people or identities); default: the platform's approvers.
+	Approvers []string `yaml:"approvers"`
+	// Toolsets are loaded for the incident (default:
+	// tools.default_toolsets).
+	Toolsets []string `yaml:"toolsets"`
+	// Triage is the instruction the triage run starts with; the alerts'
+	// labels and annotations follow it.
+	Triage string `yaml:"triage"`
+}
+
+// DefaultTriage is a target's triage text when it sets none.
+const DefaultTriage = "Triage this alert: check what it points at with read-only tools, say what you found and what you would do."
+
+// DefaultRetriggerAfter is incidents.retrigger_after when unset.
+const DefaultRetriggerAfter = time.Hour
+
 // Defaults returns the configuration used for every key that neither the
 // file nor the environment sets. llm.base_url, llm.model and
 // tools.default_toolsets are filled in by Load because they depend on
@@ -217,5 +264,6 @@ func Defaults() Config {
 		Telegram:  Telegram{APIURL: "https://api.telegram.org"},
 		Slack:     Slack{APIURL: "https://slack.com/api/"},
 		Discord:   Discord{APIURL: "https://discord.com/"},
+		Incidents: Incidents{RetriggerAfter: DefaultRetriggerAfter},
 	}
 }

@@ -56,7 +56,7 @@ func TestUnknownEnvSuggestsTheKnownVariable(t *testing.T) {
 	}
 	got := UnknownEnv(environ)
 	want := []string{
-		"OPSGATE_FLUX is set, but opsgate reads no such variable; it reads OPSGATE_CONFIG, OPSGATE_LOG_LEVEL and OPSGATE_<SECTION>_<KEY> for each configuration key, SECTION one of LLM, STORE, MEMORY, SESSION, TOOLS, APPROVALS, SERVER, POLICY, TELEGRAM, SLACK, DISCORD, SCHEDULES",
+		"OPSGATE_FLUX is set, but opsgate reads no such variable; it reads OPSGATE_CONFIG, OPSGATE_LOG_LEVEL and OPSGATE_<SECTION>_<KEY> for each configuration key, SECTION one of LLM, STORE, MEMORY, SESSION, TOOLS, APPROVALS, SERVER, POLICY, TELEGRAM, SLACK, DISCORD, SCHEDULES, INCIDENTS",
 		"OPSGATE_LLM_BASEURL is set, but opsgate reads no such variable; did you mean OPSGATE_LLM_BASE_URL?",
 		"OPSGATE_SLACK_WEBHOOK is set, but opsgate reads no such variable; the OPSGATE_SLACK_ variables are OPSGATE_SLACK_ENABLED, OPSGATE_SLACK_BOT_TOKEN, OPSGATE_SLACK_APP_TOKEN, OPSGATE_SLACK_SIGNING_SECRET, OPSGATE_SLACK_API_URL, OPSGATE_SLACK_CHANNELS, OPSGATE_SLACK_ALLOWED_USERS, OPSGATE_SLACK_APPROVERS",
 		"OPSGATE_TELEGRAM_TOKNE is set, but opsgate reads no such variable; did you mean OPSGATE_TELEGRAM_TOKEN?",

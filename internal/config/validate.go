@@ -22,7 +22,7 @@ func (c *Config) Validate() error {
 	for _, check := range []func() error{
 		c.validateLLM, c.validateStore, c.validateMemory, c.validateSession,
 		c.validateTools, c.validateApprovals, c.validateServer, c.validateAdapters,
-		c.validateSchedules,
+		c.validateSchedules, c.validateIncidents,
 	} {
 		if err := check(); err != nil {
 			return err
@@ -219,8 +219,14 @@ func (c *Config) validateTools() error {
 				return c.errorf(p+".env", "%q is not a valid environment variable name", k)
 			}
 		}
+		if err := c.validatePreviews(p+".previews", s.Previews); err != nil {
+			return err
+		}
 		if s.CallTimeout < 0 {
 			return c.errorf(p+".call_timeout", "must be a positive duration such as 10m, or 0 (or absent) for tools.call_timeout (got %s)", s.CallTimeout)
+		}
+		if err := c.validateAnnotations(p+".annotations", s.Annotations); err != nil {
+			return err
 		}
 	}
 	for i, ts := range c.Tools.DefaultToolsets {

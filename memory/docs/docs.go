@@ -108,11 +108,14 @@ const (
 	ToolUsageLesson       Type = "tool_usage_lesson"
 	UserPreference        Type = "user_preference"
 	ConversationNote      Type = "conversation_note"
+	// Postmortem is an incident's postmortem, drafted by the model from
+	// its timeline (docs/design.md §19).
+	Postmortem Type = "postmortem"
 )
 
 // Types are the document types.
 var Types = []Type{Runbook, IncidentLesson, ServiceContext, WorkspaceConvention,
-	VerificationChecklist, ToolUsageLesson, UserPreference, ConversationNote}
+	VerificationChecklist, ToolUsageLesson, UserPreference, ConversationNote, Postmortem}
 
 // Valid reports whether t is one of Types.
 func (t Type) Valid() bool {

@@ -14,7 +14,7 @@ import (
 
 // approvalCols are the columns scanApproval reads, in order.
 const approvalCols = `id, run_id, conv_key, call_id, toolset, tool, arguments, action_hash, risk,
-	requester_id, requester_name, status, decided_by_id, decided_by_name, reason, created_at, expires_at, decided_at, verdict`
+	requester_id, requester_name, status, decided_by_id, decided_by_name, reason, created_at, expires_at, decided_at, verdict, preview`
 
 func createApprovals(ctx context.Context, tx pgx.Tx, as []core.Approval) error {
 	for _, a := range as {
@@ -22,11 +22,15 @@ func createApprovals(ctx context.Context, tx pgx.Tx, as []core.Approval) error {
 		if err != nil {
 			return fmt.Errorf("approval %q: %w", a.ID, err)
 		}
+		preview, err := codec.EncodePreview(a.Preview)
+		if err != nil {
+			return fmt.Errorf("approval %q: %w", a.ID, err)
+		}
 		_, err = tx.Exec(ctx, `INSERT INTO approvals (`+approvalCols+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
 			a.ID, a.RunID, a.ConvKey, a.CallID, a.Toolset, a.Tool, string(a.Arguments),
 			a.ActionHash, string(a.Risk), a.Requester.ID, a.Requester.Name, string(a.Status),
-			a.DecidedBy.ID, a.DecidedBy.Name, a.Reason, ts(a.CreatedAt), ts(a.ExpiresAt), ts(a.DecidedAt), verdict)
+			a.DecidedBy.ID, a.DecidedBy.Name, a.Reason, ts(a.CreatedAt), ts(a.ExpiresAt), ts(a.DecidedAt), verdict, preview)
 		if err != nil {
 			return fmt.Errorf("approval %q: %w", a.ID, err)
 		}
@@ -222,11 +226,11 @@ func (s *Store) approvals(ctx context.Context, where string, args ...any) ([]cor
 // scanApproval reads approvalCols; no row is core.ErrNotFound.
 func scanApproval(row pgx.Row) (core.Approval, error) {
 	var a core.Approval
-	var args, verdict string
+	var args, verdict, preview string
 	var created, expires, decided *time.Time
 	err := row.Scan(&a.ID, &a.RunID, &a.ConvKey, &a.CallID, &a.Toolset, &a.Tool, &args, &a.ActionHash, &a.Risk,
 		&a.Requester.ID, &a.Requester.Name, &a.Status, &a.DecidedBy.ID, &a.DecidedBy.Name, &a.Reason,
-		&created, &expires, &decided, &verdict)
+		&created, &expires, &decided, &verdict, &preview)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return a, core.ErrNotFound
 	}
@@ -238,5 +242,24 @@ func scanApproval(row pgx.Row) (core.Approval, error) {
 	if a.Verdict, err = codec.DecodeVerdict(verdict); err != nil {
 		return a, fmt.Errorf("verdict of approval %q: %w", a.ID, err)
 	}
+	if a.Preview, err = codec.DecodePreview(preview); err != nil {
+		return a, fmt.Errorf("preview of approval %q: %w", a.ID, err)
+	}
 	return a, nil
+}
+
+// setPreview replaces the preview of approval p.ApprovalID.
+func setPreview(ctx context.Context, tx pgx.Tx, p core.ApprovalPreview) error {
+	enc, err := codec.EncodePreview(&p.Preview)
+	if err != nil {
+		return err
+	}
+	tag, err := tx.Exec(ctx, `UPDATE approvals SET preview = $1 WHERE id = $2`, enc, p.ApprovalID)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return core.ErrNotFound
+	}
+	return nil
 }

@@ -30,7 +30,7 @@ func appendAudit(ctx context.Context, tx pgx.Tx, e core.AuditEntry) error {
 		toolset, tool, action_hash, risk, duration_ns, detail, prev_hash, hash)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
 		ts(e.Time), e.Kind, e.ConvKey, e.RunID, e.ApprovalID, e.Actor.ID, e.Actor.Name,
-		e.Toolset, e.Tool, e.ActionHash, string(e.Risk), int64(e.Duration), e.Detail, prev, e.ChainHash(prev))
+		e.Toolset, e.Tool, e.ActionHash, e.StoredRisk(), int64(e.Duration), e.Detail, prev, e.ChainHash(prev))
 	return err
 }
 
@@ -67,9 +67,11 @@ func (s *Store) Audit(ctx context.Context, f core.AuditFilter) ([]core.AuditEntr
 			var e core.AuditEntry
 			var t *time.Time
 			var d int64
+			var risk string
 			err := row.Scan(&e.ID, &t, &e.Kind, &e.ConvKey, &e.RunID, &e.ApprovalID, &e.Actor.ID, &e.Actor.Name,
-				&e.Toolset, &e.Tool, &e.ActionHash, &e.Risk, &d, &e.Detail, &e.PrevHash, &e.Hash)
+				&e.Toolset, &e.Tool, &e.ActionHash, &risk, &d, &e.Detail, &e.PrevHash, &e.Hash)
 			e.Time, e.Duration = fromTS(t), time.Duration(d)
+			e.SetStoredRisk(risk)
 			return e, err
 		})
 		return err

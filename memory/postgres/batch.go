@@ -41,6 +41,7 @@ func (w txWriter) MarkInboundDone(conv, id string) error {
 func (w txWriter) CreateApprovals(as []core.Approval) error {
 	return createApprovals(w.ctx, w.tx, as)
 }
+func (w txWriter) SetPreview(p core.ApprovalPreview) error { return setPreview(w.ctx, w.tx, p) }
 func (w txWriter) SaveCheckpoint(cp core.Checkpoint) error { return saveCheckpoint(w.ctx, w.tx, cp) }
 func (w txWriter) AppendAudit(e core.AuditEntry) error     { return appendAudit(w.ctx, w.tx, e) }
 func (w txWriter) UpdateRun(r core.Run) error              { return updateRun(w.ctx, w.tx, r) }

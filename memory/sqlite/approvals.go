@@ -13,11 +13,11 @@ import (
 
 // approvalCols are the columns scanApproval reads, in order.
 const approvalCols = `id, run_id, conv_key, call_id, toolset, tool, arguments, action_hash, risk,
-	requester_id, requester_name, status, decided_by_id, decided_by_name, reason, created_at, expires_at, decided_at, verdict`
+	requester_id, requester_name, status, decided_by_id, decided_by_name, reason, created_at, expires_at, decided_at, verdict, preview`
 
 func createApprovals(ctx context.Context, tx *txn, as []core.Approval) error {
 	stmt, err := tx.stmt(ctx, `INSERT INTO approvals (`+approvalCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -26,9 +26,13 @@ func createApprovals(ctx context.Context, tx *txn, as []core.Approval) error {
 		if err != nil {
 			return fmt.Errorf("approval %q: %w", a.ID, err)
 		}
+		preview, err := codec.EncodePreview(a.Preview)
+		if err != nil {
+			return fmt.Errorf("approval %q: %w", a.ID, err)
+		}
 		_, err = stmt.ExecContext(ctx, a.ID, a.RunID, a.ConvKey, a.CallID, a.Toolset, a.Tool, string(a.Arguments),
 			a.ActionHash, string(a.Risk), a.Requester.ID, a.Requester.Name, string(a.Status),
-			a.DecidedBy.ID, a.DecidedBy.Name, a.Reason, micros(a.CreatedAt), micros(a.ExpiresAt), micros(a.DecidedAt), verdict)
+			a.DecidedBy.ID, a.DecidedBy.Name, a.Reason, micros(a.CreatedAt), micros(a.ExpiresAt), micros(a.DecidedAt), verdict, preview)
 		if err != nil {
 			return fmt.Errorf("approval %q: %w", a.ID, err)
 		}
@@ -224,11 +228,11 @@ func (s *Store) approvals(ctx context.Context, where string, args ...any) ([]cor
 // scanApproval reads approvalCols; no row is core.ErrNotFound.
 func scanApproval(sc scanner) (core.Approval, error) {
 	var a core.Approval
-	var args, verdict string
+	var args, verdict, preview string
 	var created, expires, decided sql.NullInt64
 	err := sc.Scan(&a.ID, &a.RunID, &a.ConvKey, &a.CallID, &a.Toolset, &a.Tool, &args, &a.ActionHash, &a.Risk,
 		&a.Requester.ID, &a.Requester.Name, &a.Status, &a.DecidedBy.ID, &a.DecidedBy.Name, &a.Reason,
-		&created, &expires, &decided, &verdict)
+		&created, &expires, &decided, &verdict, &preview)
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, core.ErrNotFound
 	}
@@ -240,5 +244,24 @@ func scanApproval(sc scanner) (core.Approval, error) {
 	if a.Verdict, err = codec.DecodeVerdict(verdict); err != nil {
 		return a, fmt.Errorf("verdict of approval %q: %w", a.ID, err)
 	}
+	if a.Preview, err = codec.DecodePreview(preview); err != nil {
+		return a, fmt.Errorf("preview of approval %q: %w", a.ID, err)
+	}
 	return a, nil
+}
+
+// setPreview replaces the preview of approval p.ApprovalID.
+func setPreview(ctx context.Context, tx *txn, p core.ApprovalPreview) error {
+	enc, err := codec.EncodePreview(&p.Preview)
+	if err != nil {
+		return err
+	}
+	res, err := tx.exec(ctx, `UPDATE approvals SET preview = ? WHERE id = ?`, enc, p.ApprovalID)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return cmpErr(err, core.ErrNotFound)
+	}
+	return nil
 }

@@ -24,7 +24,7 @@ func appendAudit(ctx context.Context, tx *txn, e core.AuditEntry) error {
 	_, err = tx.exec(ctx, `INSERT INTO audit (time, kind, conv_key, run_id, approval_id, actor_id, actor_name,
 		toolset, tool, action_hash, risk, duration_ns, detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		micros(e.Time), e.Kind, e.ConvKey, e.RunID, e.ApprovalID, e.Actor.ID, e.Actor.Name,
-		e.Toolset, e.Tool, e.ActionHash, string(e.Risk), int64(e.Duration), e.Detail, prev, e.ChainHash(prev))
+		e.Toolset, e.Tool, e.ActionHash, e.StoredRisk(), int64(e.Duration), e.Detail, prev, e.ChainHash(prev))
 	return err
 }
 
@@ -59,11 +59,13 @@ func (s *Store) Audit(ctx context.Context, f core.AuditFilter) ([]core.AuditEntr
 		var e core.AuditEntry
 		var t sql.NullInt64
 		var d int64
+		var risk string
 		if err := rows.Scan(&e.ID, &t, &e.Kind, &e.ConvKey, &e.RunID, &e.ApprovalID, &e.Actor.ID, &e.Actor.Name,
-			&e.Toolset, &e.Tool, &e.ActionHash, &e.Risk, &d, &e.Detail, &e.PrevHash, &e.Hash); err != nil {
+			&e.Toolset, &e.Tool, &e.ActionHash, &risk, &d, &e.Detail, &e.PrevHash, &e.Hash); err != nil {
 			return nil, fmt.Errorf("sqlite: audit: %w", err)
 		}
 		e.Time, e.Duration = fromMicros(t), time.Duration(d)
+		e.SetStoredRisk(risk)
 		es = append(es, e)
 	}
 	if err := rows.Err(); err != nil {

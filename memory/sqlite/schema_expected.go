@@ -4,7 +4,7 @@ package sqlite
 
 // expectedSchemaSum is migrationsSum of the migrations expectedSchemaObjects
 // were read from.
-const expectedSchemaSum = "377c1b1151821eea5967938d15a88d6f50f1805f38939ebf6343df1a129e2b8e"
+const expectedSchemaSum = "e88e0d2652d63c54e040393590b291ae15f91ba6e263b8a8256f90a56da0b281"
 
 // expectedSchemaObjects is the schema those migrations make, as
 // CheckSchema compares it (the SQL of triggers only).
@@ -59,4 +59,6 @@ var expectedSchemaObjects = []schemaObject{
 	{kind: "index", name: "inbound_user", table: "inbound", sql: ""},
 	{kind: "index", name: "runs_requester", table: "runs", sql: ""},
 	{kind: "index", name: "approval_votes_person", table: "approval_votes", sql: ""},
+	{kind: "table", name: "incidents", table: "incidents", sql: ""},
+	{kind: "index", name: "incidents_thread", table: "incidents", sql: ""},
 }

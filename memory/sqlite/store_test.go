@@ -84,8 +84,8 @@ func TestMigrateIdempotentAndVersioned(t *testing.T) {
 	if err != nil {
 		t.Fatalf("SchemaVersion: %v", err)
 	}
-	if v != 13 {
-		t.Errorf("SchemaVersion after Open = %d, want 13", v)
+	if v != 15 {
+		t.Errorf("SchemaVersion after Open = %d, want 15", v)
 	}
 	for i := range 2 {
 		applied, err := s.Migrate(t.Context())
@@ -110,14 +110,14 @@ func TestMigrateIdempotentAndVersioned(t *testing.T) {
 		}
 		got = append(got, name)
 	}
-	if d := cmp.Diff([]string{"0001_init", "0002_inbound_done", "0003_conversation_activity", "0004_approval_votes", "0005_audit_chain", "0006_schedule_fires", "0007_run_seqs", "0008_memory_docs", "0009_memory_search", "0010_api_tokens", "0011_events", "0012_idempotency", "0013_token_scopes"}, got); d != "" {
+	if d := cmp.Diff([]string{"0001_init", "0002_inbound_done", "0003_conversation_activity", "0004_approval_votes", "0005_audit_chain", "0006_schedule_fires", "0007_run_seqs", "0008_memory_docs", "0009_memory_search", "0010_api_tokens", "0011_events", "0012_idempotency", "0013_token_scopes", "0014_incidents", "0015_approval_preview"}, got); d != "" {
 		t.Errorf("schema_migrations (-want +got):\n%s", d)
 	}
 	// Reopening does not apply anything again either.
 	s.Close()
 	s2 := open(t, path)
-	if v, err := s2.SchemaVersion(t.Context()); err != nil || v != 13 {
-		t.Errorf("SchemaVersion after reopening = %d, %v; want 13, nil", v, err)
+	if v, err := s2.SchemaVersion(t.Context()); err != nil || v != 15 {
+		t.Errorf("SchemaVersion after reopening = %d, %v; want 15, nil", v, err)
 	}
 }
 

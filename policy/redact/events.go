@@ -121,7 +121,7 @@ func (s *eventRedactor) redact(dst []core.Event, ev core.Event) []core.Event {
 	return append(dst, ev)
 }
 
-// Approval returns a for display: its arguments and reasons redacted.
+// Approval returns a for display: its arguments, reasons and preview redacted.
 // The approval in the store, which is what runs, is not touched.
 func (r *Redactor) Approval(a core.Approval) core.Approval {
 	a.Arguments = redactJSON(r, a.Arguments)
@@ -132,6 +132,14 @@ func (r *Redactor) Approval(a core.Approval) core.Approval {
 		votes[i] = v
 	}
 	a.Votes = votes
+	if p := a.Preview; p != nil {
+		// A preview shows file contents and objects: secrets in them are
+		// redacted like any other text (docs/design.md §18).
+		c := *p
+		c.Summary, c.Diff, c.Why = r.String(c.Summary), r.String(c.Diff), r.String(c.Why)
+		c.Changed, c.Stale = r.String(c.Changed), r.String(c.Stale)
+		a.Preview = &c
+	}
 	return a
 }
 

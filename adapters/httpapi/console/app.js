@@ -1,5 +1,5 @@
 // app.js: the console's shell. Views are chosen by the URL's fragment
-// (#/conversations, #/c/<key>, #/approvals, #/audit, #/memory, #/login),
+// (#/conversations, #/c/<key>, #/t/<key> (its timeline), #/approvals, #/audit, #/memory, #/login),
 // so a reload keeps the view and the token never enters a URL. Keys:
 // "g c", "g a", "g u", "g m" go to a view, "/" focuses its search box,
 // "a" / "d" in an approval card focus its Approve / Deny button.
@@ -9,6 +9,7 @@ import {focusDecision} from "./card.js";
 import * as login from "./login.js";
 import * as conversations from "./conversations.js";
 import * as conversation from "./conversation.js";
+import * as timeline from "./timeline.js";
 import * as approvals from "./approvals.js";
 import * as audit from "./audit.js";
 import * as memory from "./memory.js";
@@ -44,18 +45,18 @@ function route() {
     return;
   }
   let view = "conversations", params = {};
-  const m = hash.match(/^#\/c\/(.+)$/);
+  const m = hash.match(/^#\/(c|t)\/(.+)$/);
   if (m) {
-    view = "conversation";
-    try { params.key = decodeURIComponent(m[1]); } catch { params.key = m[1]; }
+    view = m[1] === "t" ? "timeline" : "conversation";
+    try { params.key = decodeURIComponent(m[2]); } catch { params.key = m[2]; }
   } else if (["#/approvals", "#/audit", "#/memory"].includes(hash)) {
     view = hash.slice(2);
   }
   for (const a of nav.querySelectorAll("a")) {
-    if (a.dataset.view === (view === "conversation" ? "conversations" : view)) a.setAttribute("aria-current", "page");
+    if (a.dataset.view === (view === "conversation" || view === "timeline" ? "conversations" : view)) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
-  const views = {conversations, conversation, approvals, audit, memory};
+  const views = {conversations, conversation, timeline, approvals, audit, memory};
   document.title = (params.key || view[0].toUpperCase() + view.slice(1)) + " · opsgate";
   leave = views[view].render(main, params, go, setPending) || null;
   main.focus({preventScroll: true});

@@ -17,7 +17,9 @@ function outcomeText(a) {
   const by = who(a.decided_by);
   switch (a.status) {
   case "pending": return "Waiting for a decision";
-  case "approved": return "Approved" + (by ? " by " + by : "") + (a.reason ? ": " + a.reason : "");
+  case "approved":
+    if (a.preview && a.preview.stale) return "Approved" + (by ? " by " + by : "") + ", not run: it changed since";
+    return "Approved" + (by ? " by " + by : "") + (a.reason ? ": " + a.reason : "");
   case "denied": return "Denied" + (by ? " by " + by : "") + (a.reason ? ": " + a.reason : "");
   case "expired": return "Expired (counts as denied)";
   case "superseded": return "Superseded by a newer request";
@@ -25,6 +27,27 @@ function outcomeText(a) {
   case "gone": return "No longer pending: decided elsewhere, expired or cancelled";
   default: return a.status || "";
   }
+}
+
+// previewNodes show what the call would change (docs/design.md §18): the
+// whole diff here, where a chat card shows 20 lines.
+function previewNodes(p) {
+  if (!p) return [];
+  const out = [];
+  if (p.stale) out.push(h("p", {class: "preview-warn", "data-role": "stale"}, "⚠️ Stale: " + p.stale));
+  if (p.changed) out.push(h("p", {class: "preview-warn", "data-role": "changed"}, "⚠️ " + p.changed));
+  switch (p.status) {
+  case "pending": out.push(h("p", {class: "muted"}, "🔎 Preview: working it out…")); break;
+  case "none": out.push(h("p", {class: "muted"}, "🔎 no preview: " + (p.why || ""))); break;
+  default:
+    out.push(h("p", {class: "preview-summary"}, "🔎 What changes" + (p.summary ? ": " + p.summary : "")));
+    if (p.why) out.push(h("pre", {class: "preview-why"}, p.why));
+    if (p.diff) {
+      out.push(h("pre", {class: "diff", "aria-label": "Diff"}, ...p.diff.split("\n").map((l) =>
+        h("span", {class: l.startsWith("+") ? "add" : l.startsWith("-") ? "del" : "ctx"}, l + "\n"))));
+    }
+  }
+  return out;
 }
 
 // ApprovalCard renders approval a; update(a) shows a newer state of it
@@ -36,6 +59,7 @@ export class ApprovalCard {
     this.outcome = h("p", {class: "outcome", "data-role": "outcome"});
     this.error = h("p", {class: "error card-error", role: "alert", "data-role": "error"});
     this.votes = h("ul", {class: "votes"});
+    this.preview = h("div", {class: "preview", "data-role": "preview", "aria-label": "What changes"});
     this.reason = h("input", {type: "text", class: "reason", "aria-label": "Reason (optional)", placeholder: "reason (optional)", maxlength: "500"});
     this.approveBtn = h("button", {type: "button", class: "approve", "data-action": "approve", onclick: () => this.decide("approve")}, "Approve");
     this.denyBtn = h("button", {type: "button", class: "deny", "data-action": "deny", onclick: () => this.decide("deny")}, "Deny");
@@ -52,7 +76,7 @@ export class ApprovalCard {
         h("dt", null, "Requested by"), h("dd", {"data-role": "requester"}, who(a.requester)),
         h("dt", null, "Asked"), h("dd", null, ago(a.created_at)),
         h("dt", null, "Quorum"), h("dd", {"data-role": "quorum"}, quorumText(a))),
-      h("pre", {class: "args", "aria-label": "Arguments"}, prettyJSON(a.arguments)),
+      this.args = h("pre", {class: "args", "aria-label": "Arguments"}, prettyJSON(a.arguments)),
       this.votes, this.outcome, this.error, this.actions);
     this.render();
   }
@@ -62,6 +86,8 @@ export class ApprovalCard {
     this.el.querySelector('[data-role="quorum"]').textContent = quorumText(a);
     replace(this.votes, (a.votes || []).map((v) =>
       h("li", null, (v.approve ? "✅ " : "❌ ") + (v.person || who(v.actor)) + (v.reason ? ": " + v.reason : ""))));
+    if (a.preview && !this.preview.isConnected) this.args.after(this.preview);
+    replace(this.preview, previewNodes(a.preview));
     this.outcome.textContent = outcomeText(a);
     this.el.dataset.status = a.status;
     const open = a.status === "pending";

@@ -16,7 +16,8 @@ export function render(main, params) {
   const history = h("section", {class: "timeline", id: "timeline", "aria-label": "Transcript"});
   const note = h("p", {class: "muted"}, "Loading…");
   main.replaceChildren(
-    h("p", {class: "crumbs"}, h("a", {href: "#/conversations"}, "← Conversations"), " ", liveState),
+    h("p", {class: "crumbs"}, h("a", {href: "#/conversations"}, "← Conversations"), " ",
+      h("a", {href: "#/t/" + encodeURIComponent(key), id: "timeline-link"}, "Timeline"), " ", liveState),
     h("h1", {class: "conv-head"}, platformBadge(key), " ", h("span", {class: "key"}, key), " ", title),
     note, history);
 

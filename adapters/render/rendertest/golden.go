@@ -179,6 +179,37 @@ var goldenScenarios = []goldenScenario{
 		return [][]core.Event{paused(s, a), {s.Event(core.EventReady), s.Approval(core.EventToolDenied, decidedAs(a, core.ApprovalCancelled, core.Actor{}, "")),
 			s.Completed(core.RunStopped, "")}}
 	}},
+	{"card-preview", func(s *Script) [][]core.Event {
+		// Posted while the preview is worked out, then edited to show it
+		// (docs/design.md §18).
+		a := goldenApproval(s.Conv, s.Run)
+		a.Preview = &core.Preview{Status: core.PreviewPending}
+		ready := a
+		ready.Preview = &core.Preview{Status: core.PreviewReady, Summary: "replicas: 2 → 3",
+			Diff: " Deployment prod/web\n-replicas: 2\n+replicas: 3", Hash: "9c1f"}
+		return [][]core.Event{paused(s, a), {s.Approval(core.EventToolAwaitingApproval, ready)}}
+	}},
+	{"card-no-preview", func(s *Script) [][]core.Event {
+		a := goldenApproval(s.Conv, s.Run)
+		a.Preview = &core.Preview{Status: core.PreviewNone, Why: "timed out"}
+		return [][]core.Event{paused(s, a)}
+	}},
+	{"card-stale", func(s *Script) [][]core.Event {
+		// Approved, then found changed before it ran: the card says it
+		// did not run, and the request asked again says what changed.
+		a := goldenApproval(s.Conv, s.Run)
+		a.Preview = &core.Preview{Status: core.PreviewReady, Summary: "replicas: 2 → 3", Diff: "-replicas: 2\n+replicas: 3", Hash: "9c1f"}
+		stale := decidedAs(a, core.ApprovalApproved, goldenBob, "")
+		p := *a.Preview
+		p.Stale = `not run: changed since it was approved: was "replicas: 2 → 3", now "replicas: 4 → 3"; asked again in a new request`
+		stale.Preview = &p
+		again := goldenApproval(s.Conv, s.Run)
+		again.ID = "1b2c3d4e5f60718293a4b5c6d7e8f9a0"
+		again.Preview = &core.Preview{Status: core.PreviewReady, Summary: "replicas: 4 → 3", Diff: "-replicas: 4\n+replicas: 3", Hash: "7e02",
+			Changed: `changed since it was approved: was "replicas: 2 → 3", now "replicas: 4 → 3"`}
+		return [][]core.Event{paused(s, a), {s.Event(core.EventReady), s.Approval(core.EventToolApproved, stale),
+			s.Approval(core.EventToolAwaitingApproval, again), s.Completed(core.RunAwaitingApproval, "")}}
+	}},
 	{"proposal-pending", func(s *Script) [][]core.Event {
 		return [][]core.Event{proposed(s, goldenProposal(s))}
 	}},
@@ -259,9 +290,15 @@ func Golden(t *testing.T, setup func(t *testing.T) Env, payloads func(conv strin
 			e := setup(t)
 			conv := e.NewConv()
 			s := NewScript(conv, "run-7f3e9a2b5c4d")
+			// One event at a time, each sent in full before the next: the
+			// sender's debounce and edit interval would otherwise decide,
+			// by how fast the machine is, whether a message is posted whole
+			// or posted and then edited, and the last payload would differ.
 			for _, batch := range sc.play(s) {
-				send(t, e, batch...)
-				flush(t, e)
+				for _, ev := range batch {
+					send(t, e, ev)
+					flush(t, e)
+				}
 			}
 			golden.CheckJSON(t, filepath.Join("testdata", "golden", sc.name+".json"), lastPayloads(payloads(conv)))
 		})

@@ -31,7 +31,7 @@ type Server struct {
 	mu         sync.Mutex
 	changed    chan struct{} // closed and replaced on every change
 	base       int64
-	tsN        int
+	tsN        int64 // the last ts given, in microseconds
 	calls      []Call
 	msgs       []*Message
 	ephemerals []Ephemeral
@@ -150,8 +150,11 @@ func (s *Server) NextTS() string {
 }
 
 func (s *Server) nextTSLocked() string {
-	s.tsN++
-	return fmt.Sprintf("%d.%06d", s.base, s.tsN*100)
+	// Slack's ts is the time the message was posted, to the microsecond,
+	// and unique in a channel: opsgate reads a message's time from it (a
+	// timeline orders messages by it).
+	s.tsN = max(time.Now().UnixMicro(), s.tsN+1, s.base*1e6)
+	return fmt.Sprintf("%d.%06d", s.tsN/1e6, s.tsN%1e6)
 }
 
 // changeLocked wakes everybody waiting in Eventually.

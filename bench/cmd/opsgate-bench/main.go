@@ -21,11 +21,11 @@ import (
 
 func main() {
 	out := flag.String("out", "bench/results.json", "write the report as JSON to this file (empty: do not write)")
-	only := flag.String("only", "", "comma-separated figures to run (1-12, e.g. 2,3,12); empty runs all")
+	only := flag.String("only", "", "comma-separated figures to run (1-13, e.g. 2,3,13); empty runs all")
 	merge := flag.Bool("merge", false, "keep the rows of the figures not run from the -out file (with -only)")
 	baseline := flag.String("baseline", "", "figure 12's baseline revision (default: $BENCH_BASELINE, else the newest tag before HEAD, else "+bench.RoundOneBaseline+")")
 	quick := flag.Bool("quick", false, "smoke-test sizes: every path runs, the numbers mean nothing")
-	timeout := flag.Duration("timeout", 9*time.Minute, "give up after this long")
+	timeout := flag.Duration("timeout", 11*time.Minute, "give up after this long")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -10,16 +10,18 @@ import (
 )
 
 // auditTrail is what one approval leaves in the audit log, plus entries of
-// another run and another conversation.
+// another run and another conversation. Some entries say where their risk
+// came from, the older kind of entry does not; both must read back as
+// written and chain.
 func auditTrail() []core.AuditEntry {
 	hash := "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 	return []core.AuditEntry{
 		{Time: at(0), Kind: core.AuditProposed, ConvKey: conv1, RunID: "run-1", ApprovalID: "appr-1", Actor: alice, Toolset: "k8s", Tool: "scale", ActionHash: hash, Risk: core.RiskWrite, Detail: `{"replicas":3}`},
-		{Time: at(time.Second), Kind: core.AuditExecuted, ConvKey: conv1, RunID: "run-1", Toolset: "k8s", Tool: "get_pods", Risk: core.RiskRead, Duration: 412 * time.Millisecond},
+		{Time: at(time.Second), Kind: core.AuditExecuted, ConvKey: conv1, RunID: "run-1", Toolset: "k8s", Tool: "get_pods", Risk: core.RiskRead, RiskSource: core.RiskFromAnnotation, Duration: 412 * time.Millisecond},
 		{Time: at(2 * time.Second), Kind: core.AuditRefused, ConvKey: conv1, RunID: "run-1", ApprovalID: "appr-1", Actor: core.Actor{ID: "U666"}, ActionHash: hash, Detail: "not an approver"},
 		{Time: at(3 * time.Second), Kind: core.AuditApproved, ConvKey: conv1, RunID: "run-1", ApprovalID: "appr-1", Actor: core.Actor{ID: "U2", Name: "bob"}, ActionHash: hash},
 		{Time: at(4 * time.Second), Kind: core.AuditExecuted, ConvKey: conv1, RunID: "run-2", Toolset: "k8s", Tool: "get_events", Risk: core.RiskRead, Duration: time.Nanosecond},
-		{Time: at(5 * time.Second), Kind: core.AuditFailed, ConvKey: conv2, RunID: "run-3", ApprovalID: "appr-2", Toolset: "argo", Tool: "sync", Risk: core.RiskDestructive, Duration: 3*time.Second + 7, Detail: "MCP server \"argo\" is unavailable: EOF"},
+		{Time: at(5 * time.Second), Kind: core.AuditFailed, ConvKey: conv2, RunID: "run-3", ApprovalID: "appr-2", Toolset: "argo", Tool: "sync", Risk: core.RiskDestructive, RiskSource: core.RiskConfigured, Duration: 3*time.Second + 7, Detail: "MCP server \"argo\" is unavailable: EOF"},
 		{Time: at(6 * time.Second), Kind: core.AuditExecuted, ConvKey: conv1, RunID: "run-1", ApprovalID: "appr-1", Actor: core.Actor{ID: "U2", Name: "bob"}, Toolset: "k8s", Tool: "scale", ActionHash: hash, Risk: core.RiskWrite, Duration: 2 * time.Second},
 	}
 }

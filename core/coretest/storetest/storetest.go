@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"DecideApprovalConcurrent", testDecideApprovalConcurrent},
 		{"DecideApprovalNotFound", testDecideApprovalNotFound},
 		{"DecideApprovalNotFinal", testDecideApprovalNotFinal},
+		{"ApprovalPreview", testApprovalPreview},
 		{"ExpiredApprovals", testExpiredApprovals},
 		{"PendingSummary", testPendingSummary},
 		{"VotesRoundTrip", testVotesRoundTrip},

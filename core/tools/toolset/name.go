@@ -1,6 +1,7 @@
-// Package toolset holds the rule for a toolset's (MCP server's) name on its
-// own, so that what only validates configuration (internal/config) checks
-// names without linking the MCP client.
+// Package toolset holds the rules for a toolset's (MCP server's) name and
+// for the globs of its annotations overrides on their own, so that what
+// only validates configuration (internal/config) checks them without
+// linking the MCP client.
 package toolset
 
 // ValidName reports whether s may be a toolset (server) name,

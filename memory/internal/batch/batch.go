@@ -16,6 +16,9 @@ type Writer interface {
 	AppendMessages(convKey string, msgs []core.Message) error
 	MarkInboundDone(convKey, messageID string) error
 	CreateApprovals(as []core.Approval) error
+	// SetPreview replaces an existing approval's preview; an unknown id
+	// is core.ErrNotFound.
+	SetPreview(p core.ApprovalPreview) error
 	SaveCheckpoint(cp core.Checkpoint) error
 	AppendAudit(e core.AuditEntry) error
 	UpdateRun(r core.Run) error
@@ -50,6 +53,11 @@ func Apply(w Writer, b core.Batch) error {
 	if len(b.Approvals) > 0 {
 		if err := w.CreateApprovals(b.Approvals); err != nil {
 			return fmt.Errorf("create approvals: %w", err)
+		}
+	}
+	for _, p := range b.Previews {
+		if err := w.SetPreview(p); err != nil {
+			return fmt.Errorf("set the preview of approval %q: %w", p.ApprovalID, err)
 		}
 	}
 	if cp := b.Checkpoint; cp != nil {

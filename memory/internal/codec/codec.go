@@ -144,3 +144,24 @@ func DecodeVerdict(s string) (core.Verdict, error) {
 	err := json.Unmarshal([]byte(s), &v)
 	return v, err
 }
+
+// EncodePreview is the JSON of p, or "" for none (docs/design.md §18).
+func EncodePreview(p *core.Preview) (string, error) {
+	if p == nil {
+		return "", nil
+	}
+	b, err := json.Marshal(p)
+	return string(b), err
+}
+
+// DecodePreview is the inverse of EncodePreview.
+func DecodePreview(s string) (*core.Preview, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var p core.Preview
+	if err := json.Unmarshal([]byte(s), &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}

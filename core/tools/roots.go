@@ -1,4 +1,4 @@
-package main
+package tools
 
 import (
 	"context"
@@ -9,17 +9,14 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/opsgate/opsgate/core/tools"
-	"github.com/opsgate/opsgate/internal/config"
 )
 
-// rootSet is which directories each tool server serves, for the policy's
+// Roots is which directories each tool server serves, for the policy's
 // path spellings (docs/design.md §17): roots: on the server's entry in
 // tools.servers, and what the filesystem server answers to
 // list_allowed_directories once it runs. Safe for concurrent use: the
-// policy reads it on every call, learnRoots adds to it.
-type rootSet struct {
+// policy reads it on every call, Learn adds to it.
+type Roots struct {
 	mu   sync.RWMutex
 	dirs map[string][]string
 	// ask, when set, is asked once per server (asked) for its directories.
@@ -27,17 +24,18 @@ type rootSet struct {
 	asked map[string]bool
 }
 
-// newRootSet reads the configured roots, made absolute against the
-// working directory (where opsgate starts the servers).
-func newRootSet(cfg *config.Config) *rootSet {
-	rs := &rootSet{dirs: map[string][]string{}}
-	for _, s := range cfg.Tools.Servers {
-		rs.add(s.Name, s.Roots...)
+// NewRoots starts from the configured roots of each server (roots: of its
+// entry in tools.servers), made absolute against the working directory
+// (where opsgate starts the servers).
+func NewRoots(configured map[string][]string) *Roots {
+	rs := &Roots{dirs: map[string][]string{}}
+	for server, dirs := range configured {
+		rs.add(server, dirs...)
 	}
 	return rs
 }
 
-func (rs *rootSet) add(server string, dirs ...string) {
+func (rs *Roots) add(server string, dirs ...string) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	for _, d := range dirs {
@@ -55,8 +53,8 @@ func (rs *rootSet) add(server string, dirs ...string) {
 	}
 }
 
-// of is policy.Options.Roots.
-func (rs *rootSet) of(server string) []string {
+// Of returns the directories server serves (policy.Options.Roots).
+func (rs *Roots) Of(server string) []string {
 	rs.mu.Lock()
 	ask := rs.ask != nil && !rs.asked[server]
 	if ask {
@@ -72,19 +70,19 @@ func (rs *rootSet) of(server string) []string {
 	return rs.dirs[server]
 }
 
-// learn makes of ask, once per server, the directories it serves and
+// Learn makes Of ask, once per server, the directories it serves and
 // adds them: the first call classified for a server finds it running.
-func (rs *rootSet) learn(ask func(server string) []string) {
+func (rs *Roots) Learn(ask func(server string) []string) {
 	rs.mu.Lock()
 	rs.ask, rs.asked = ask, map[string]bool{}
 	rs.mu.Unlock()
 }
 
-// hostRoots asks a tool host's servers that offer list_allowed_directories
-// (the filesystem server) which directories they serve. A server that
-// cannot be asked keeps what the configuration says; the policy still
-// matches the cleaned and relative spellings.
-func hostRoots(host *tools.Host, log *slog.Logger) func(server string) []string {
+// AskRoots asks the host's servers that offer list_allowed_directories
+// (the filesystem server) which directories they serve, for Roots.Learn.
+// A server that cannot be asked keeps what the configuration says; the
+// policy still matches the cleaned and relative spellings.
+func (host *Host) AskRoots(log *slog.Logger) func(server string) []string {
 	return func(server string) []string {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -1,23 +1,19 @@
-package main
+package tools
 
 import (
 	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/opsgate/opsgate/internal/config"
 )
 
 // The directories a server serves: roots: of its entry (made absolute),
 // and what list_allowed_directories answers, asked once per server.
-func TestRootSet(t *testing.T) {
+func TestRoots(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	cfg := &config.Config{}
-	cfg.Tools.Servers = []config.MCPServer{{Name: "files", Roots: []string{"./sandbox"}}, {Name: "k8s"}}
-	rs := newRootSet(cfg)
+	rs := NewRoots(map[string][]string{"files": {"./sandbox"}, "k8s": nil})
 	asked := map[string]int{}
-	rs.learn(func(server string) []string {
+	rs.Learn(func(server string) []string {
 		asked[server]++
 		if server == "files" {
 			return allowedDirectories("Allowed directories:\n/srv/ops/sandbox\n/srv/ops/shared\n")
@@ -26,10 +22,10 @@ func TestRootSet(t *testing.T) {
 	})
 	want := []string{filepath.ToSlash(filepath.Join(dir, "sandbox")), "/srv/ops/sandbox", "/srv/ops/shared"}
 	for range 2 {
-		if got := rs.of("files"); !slices.Equal(got, want) {
+		if got := rs.Of("files"); !slices.Equal(got, want) {
 			t.Errorf("of(files) = %v, want %v", got, want)
 		}
-		if got := rs.of("k8s"); len(got) != 0 {
+		if got := rs.Of("k8s"); len(got) != 0 {
 			t.Errorf("of(k8s) = %v, want none", got)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package readiness
 
 import (
 	"context"
@@ -15,10 +15,10 @@ func TestModelProbe(t *testing.T) {
 	var last time.Time
 	pings := 0
 	var pingErr error
-	p := &modelProbe{
-		ping:       func(context.Context) error { pings++; return pingErr },
-		lastAnswer: func() time.Time { return last },
-		now:        func() time.Time { return clock },
+	p := &ModelProbe{
+		Ping:       func(context.Context) error { pings++; return pingErr },
+		LastAnswer: func() time.Time { return last },
+		Now:        func() time.Time { return clock },
 	}
 	check := func(name string, wantOK bool, wantPings int, wantDetail string) {
 		t.Helper()
