@@ -38,6 +38,11 @@ type Adapter struct {
 	username string              // the bot's @name, from getMe
 	epochs   map[int64]string    // chat -> suffix of its current conversation (/new)
 	refused  map[int64]time.Time // user -> last refusal
+	// While polling, the first chat to need it reads every chat a /new
+	// moved (load, once per Run); loaded says epochs then holds them all.
+	load   *sync.Once
+	loaded bool
+	gen    uint64 // of epochs: one per polling Run
 	// threadKnown and replies find the reply conversation a reply
 	// continues (incidents.go).
 	threadKnown func(ctx context.Context, convKey string) bool
@@ -159,6 +164,9 @@ func (a *Adapter) Run(ctx context.Context, e Engine) error {
 		return errors.New("telegram: an engine is required")
 	}
 	a.bind(e)
+	if a.cfg.WebhookURL == "" {
+		a.forgetEpochs()
+	}
 	name, err := a.me(ctx)
 	for err != nil {
 		var re *render.Error

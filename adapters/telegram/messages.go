@@ -150,14 +150,17 @@ func (a *Adapter) keeper() chats.Keeper {
 }
 
 // convKey returns the current conversation of a chat. A chat not seen
-// since the start is looked up in the store: its current conversation is
-// the one the latest /new started (epochs are message ids, which grow).
+// since the start is looked up in the store, unless loadEpochs read them
+// all (epochs.go): its current conversation is the one the latest /new
+// started (epochs are message ids, which grow).
 func (a *Adapter) convKey(ctx context.Context, chat int64) string {
-	a.mu.Lock()
-	epoch, ok := a.epochs[chat]
-	a.mu.Unlock()
 	k := a.keeper()
-	if ok || k == nil {
+	if k == nil {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return ConvKey(a.botID, chat, a.epochs[chat])
+	}
+	if epoch, ok := a.knownEpoch(ctx, k, chat); ok {
 		return ConvKey(a.botID, chat, epoch)
 	}
 	keys, err := k.ConversationKeys(ctx, ConvKey(a.botID, chat, "")+":")
@@ -166,7 +169,7 @@ func (a *Adapter) convKey(ctx context.Context, chat int64) string {
 		a.log.Error("telegram: read the chat's current conversation", "chat", chat, "err", err)
 		return ConvKey(a.botID, chat, "")
 	}
-	best := int64(-1)
+	best, epoch := int64(-1), ""
 	for _, key := range keys {
 		e := strings.TrimPrefix(key, ConvKey(a.botID, chat, "")+":")
 		if n, err := strconv.ParseInt(e, 10, 64); err == nil && n > best {

@@ -1,21 +1,29 @@
 package preview
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
-	"sigs.k8s.io/yaml"
+	"gopkg.in/yaml.v3"
 )
 
 // object is a Kubernetes object decoded from JSON or YAML.
 type object = map[string]any
 
-// parseObject decodes one Kubernetes object from YAML or JSON text.
+// parseObject decodes one Kubernetes object from YAML or JSON text. The
+// YAML is decoded with yaml.v3, which the config already links, and then
+// passed through JSON, so that numbers and maps have the types the API
+// server's JSON has (float64, map[string]any) whichever form came in.
 func parseObject(text string) (object, error) {
-	js, err := yaml.YAMLToJSON([]byte(text))
+	var v any
+	if err := yaml.Unmarshal([]byte(text), &v); err != nil {
+		return nil, fmt.Errorf("not a Kubernetes object: %w", err)
+	}
+	js, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("not a Kubernetes object: %w", err)
 	}
@@ -179,11 +187,13 @@ func matching(list []any, want any, i int) (any, bool) {
 
 // toYAML renders v as YAML with sorted keys, the form diffs compare.
 func toYAML(v any) string {
-	b, err := yaml.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return strings.TrimSuffix(string(b), "\n")
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // ident is "Deployment payments/payments-api".

@@ -88,10 +88,10 @@ func TestObjectDiffShowsOnlyWhatChanges(t *testing.T) {
 		}
 	}
 	wantLines := []string{
-		"-          value: info",
-		"+          value: debug",
-		"-        image: registry.example/payments-api:1.4.2",
-		"+        image: registry.example/payments-api:1.5.0",
+		"-              value: info",
+		"+              value: debug",
+		"-          image: registry.example/payments-api:1.4.2",
+		"+          image: registry.example/payments-api:1.5.0",
 	}
 	if d := cmp.Diff(sortLines(wantLines), sortLines(changed)); d != "" {
 		t.Errorf("changed lines (-want +got):\n%s\nwhole diff:\n%s", d, diff)
