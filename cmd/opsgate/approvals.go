@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 
 	"github.com/opsgate/opsgate/adapters/terminal"
 	"github.com/opsgate/opsgate/core"
@@ -37,18 +36,8 @@ func (e *env) approvals(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	id := rest[1]
-	cfg, ok := e.setup(slog.LevelWarn)
+	cfg, red, store, ok := e.openRedacted(ctx)
 	if !ok {
-		return exitError
-	}
-	red, err := newRedactor(cfg)
-	if err != nil {
-		e.fail(err)
-		return exitError
-	}
-	store, err := openStore(ctx, cfg)
-	if err != nil {
-		e.fail(err)
 		return exitError
 	}
 	defer store.Close()
@@ -58,8 +47,7 @@ func (e *env) approvals(ctx context.Context, args []string) int {
 		return exitError
 	}
 	if err != nil {
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	a = red.Approval(a)
 	if *asJSON {
@@ -67,14 +55,12 @@ func (e *env) approvals(ctx context.Context, args []string) int {
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(a); err != nil {
-			e.fail(err)
-			return exitError
+			return e.fail(err)
 		}
 		return exitOK
 	}
 	if err := terminal.WriteApproval(e.stdout, a); err != nil {
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	return exitOK
 }

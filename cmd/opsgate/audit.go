@@ -27,18 +27,8 @@ func (e *env) audit(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "opsgate audit: --since: want a positive duration such as 24h (got %s)\n", *since)
 		return exitUsage
 	}
-	cfg, ok := e.setup(slog.LevelWarn)
+	_, red, store, ok := e.openRedacted(ctx)
 	if !ok {
-		return exitError
-	}
-	red, err := newRedactor(cfg)
-	if err != nil {
-		e.fail(err)
-		return exitError
-	}
-	store, err := openStore(ctx, cfg)
-	if err != nil {
-		e.fail(err)
 		return exitError
 	}
 	defer store.Close()
@@ -61,8 +51,7 @@ func (e *env) auditVerify(ctx context.Context, args []string) int {
 	// point is to say which entry was changed.
 	store, schemaErr, err := memory.OpenForInspection(ctx, cfg.Store.URL)
 	if err != nil {
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	defer store.Close()
 	return audit.Verify(ctx, e.io(), store, schemaErr)

@@ -41,8 +41,7 @@ func (e *env) chat(ctx context.Context, args []string) int {
 	who := terminal.LocalUser(e.getenv)
 	a, err := openApp(ctx, cfg, e.log, nil)
 	if err != nil {
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	conv, err := terminal.ChooseConversation(ctx, a.engine.ConversationKeys, who.Name, *resume, *named)
 	if err != nil {
@@ -68,8 +67,7 @@ func (e *env) chat(ctx context.Context, args []string) int {
 	case interrupted && errors.Is(err, context.Canceled):
 		return exitInterrupted
 	case err != nil: // terminal.ErrUnanswered, ErrRunFailed and ErrLineTooLong included
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	return exitOK
 }

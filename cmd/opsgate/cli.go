@@ -23,48 +23,6 @@ const (
 	exitInterrupted = cli.ExitInterrupted
 )
 
-const usage = `opsgate: a ChatOps agent for on-call engineers
-
-Usage:
-  opsgate [flags] <command> [command flags]
-
-Commands:
-  chat            talk to opsgate in this terminal (--resume, --conversation
-                  NAME, -m TEXT); when stdin is not a terminal, read one
-                  message, approval answer or command per line
-  serve           run the configured chat adapters and schedules, with
-                  /healthz, /readyz, /metrics and the HTTP API (/api/v1)
-                  on server.listen
-  doctor          check the configuration, the LLM, the MCP servers and
-                  the store, and say how to fix what is wrong
-  migrate         apply pending database migrations
-  audit           print the audit log (--since, --conversation, --json),
-                  redacted; audit verify checks its hash chain
-  approvals       show ID prints an approval request with its whole
-                  preview diff
-  policy          check [FILE] validates the policy file; explain shows
-                  what it decides for one call (opsgate policy help)
-  schedules       list the schedules and their next fires; schedules run
-                  NAME fires one now and waits for its run
-  memory          long-term memory: import DIR, search QUERY [--explain],
-                  list, show PATH, promote ID, reject ID, export
-  incident        report KEY [--format md|json] prints a conversation's
-                  timeline; postmortem KEY drafts a postmortem from it
-  token           API tokens: create --person NAME (printed once), list,
-                  revoke ID
-  healthcheck     exit 0 when the local serve's /healthz answers 200 (for
-                  container health checks)
-  version         print the version
-  help            show this help
-
-Flags (before or after the command):
-  --config FILE      configuration file (default: $OPSGATE_CONFIG, else
-                     ./opsgate.yaml if it exists, else built-in defaults)
-  --log-level LEVEL  debug, info, warn or error (default: $OPSGATE_LOG_LEVEL,
-                     else warn for chat and info for the other commands)
-  --version          print the version (as opsgate version)
-`
-
 // env is what a command gets from Main: the process's streams and
 // environment, passed in so that tests can run the program in-process.
 type env struct {
@@ -99,10 +57,10 @@ func mainEnv(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	showVersion := global.Bool("version", false, "print the version")
 	if err := global.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usage)
+			fmt.Fprint(stdout, cli.Usage)
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "opsgate: %v\n\n%s", err, usage)
+		fmt.Fprintf(stderr, "opsgate: %v\n\n%s", err, cli.Usage)
 		return exitUsage
 	}
 	if *showVersion {
@@ -110,7 +68,7 @@ func mainEnv(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	args = global.Args()
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, cli.Usage)
 		return exitUsage
 	}
 	cmd, args := args[0], args[1:]
@@ -130,12 +88,12 @@ func mainEnv(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		"version":     e.version,
 	}
 	if cmd == "help" || cmd == "-h" || cmd == "--help" {
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, cli.Usage)
 		return exitOK
 	}
 	run, ok := commands[cmd]
 	if !ok {
-		fmt.Fprintf(stderr, "opsgate: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(stderr, "opsgate: unknown command %q\n\n%s", cmd, cli.Usage)
 		return exitUsage
 	}
 	return run(ctx, args)
@@ -232,8 +190,8 @@ func (e *env) warnUnknownEnv() {
 	}
 }
 
-// fail prints err for the person at the terminal.
-func (e *env) fail(err error) { e.io().Fail(err) }
+// fail prints err for the person at the terminal and returns exitError.
+func (e *env) fail(err error) int { return e.io().Fail(err) }
 
 // io is the streams a subcommand's package writes to.
 func (e *env) io() cli.IO { return cli.IO{Stdout: e.stdout, Stderr: e.stderr} }

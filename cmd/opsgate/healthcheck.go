@@ -26,8 +26,7 @@ func (e *env) healthcheck(ctx context.Context, args []string) int {
 		return exitError
 	}
 	if err := readiness.Check(ctx, cfg.Server.Listen); err != nil {
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	fmt.Fprintln(e.stdout, "ok")
 	return exitOK

@@ -29,18 +29,8 @@ func (e *env) incident(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "opsgate incident: --format: want md or json (got %q)\n\n%s", *format, timeline.Help)
 		return exitUsage
 	}
-	cfg, ok := e.setup(slog.LevelWarn)
+	cfg, red, store, ok := e.openRedacted(ctx)
 	if !ok {
-		return exitError
-	}
-	red, err := newRedactor(cfg)
-	if err != nil {
-		e.fail(err)
-		return exitError
-	}
-	store, err := openStore(ctx, cfg)
-	if err != nil {
-		e.fail(err)
 		return exitError
 	}
 	defer store.Close()
@@ -50,8 +40,7 @@ func (e *env) incident(ctx context.Context, args []string) int {
 		if rest[0] == "postmortem" {
 			ds, ok := store.(docs.Store)
 			if !ok {
-				e.fail(errors.New("memory: this store keeps no memory documents"))
-				return exitError
+				return e.fail(errors.New("memory: this store keeps no memory documents"))
 			}
 			saver := memory.PostmortemSaver{Memory: memoryOver(cfg, ds, red)}
 			newM := func() (core.Model, error) { return newModel(cfg) }
@@ -61,8 +50,7 @@ func (e *env) incident(ctx context.Context, args []string) int {
 		}
 	}
 	if err != nil {
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	return exitOK
 }

@@ -32,8 +32,7 @@ func (e *env) memory(ctx context.Context, args []string) int {
 	}
 	m, closeStore, err := e.openMemory(ctx, cfg)
 	if err != nil {
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	defer closeStore()
 	return memorycli.Command{IO: e.io(), Memory: m, By: terminal.LocalUser(e.getenv).ID}.Run(ctx, rest[0], rest[1:], f)

@@ -24,8 +24,7 @@ func (e *env) migrate(ctx context.Context, args []string) int {
 		return exitError
 	}
 	if err := memory.Migrate(ctx, e.stdout, cfg.Store.URL); err != nil {
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	return exitOK
 }

@@ -78,8 +78,7 @@ func (e *env) listSchedules(cfg *config.Config) int {
 	now := time.Now()
 	for i, s := range cfg.Schedules {
 		if err := schedule.WriteNext(e.stdout, s.Name, s.Cron, s.Target, now); err != nil {
-			e.fail(fmt.Errorf("config: schedules[%d].cron: %w", i, err))
-			return exitError
+			return e.fail(fmt.Errorf("config: schedules[%d].cron: %w", i, err))
 		}
 	}
 	return exitOK
@@ -96,31 +95,26 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 		}
 	}
 	if idx < 0 {
-		e.fail(fmt.Errorf("schedules run: no schedule named %q", name))
-		return exitError
+		return e.fail(fmt.Errorf("schedules run: no schedule named %q", name))
 	}
 	chats, err := buildChats(cfg, e.log, nil)
 	if err != nil {
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	scheds, err := buildSchedules(cfg, chats)
 	if err != nil {
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	sender := &schedule.Answers{Out: e.stdout}
 	a, err := openApp(ctx, cfg, e.log, sender)
 	if err != nil {
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	serveChats(chats, a)
 	defer e.closeApp(a, chats.Close)
 	ledger, ok := a.store.(core.FireLedger)
 	if !ok {
-		e.fail(errors.New("schedules run: the store keeps no fire ledger"))
-		return exitError
+		return e.fail(errors.New("schedules run: the store keeps no fire ledger"))
 	}
 	// While this process runs the fire, its lease tells the replicas its
 	// fire is alive; once it exits, the fire blocks nothing.
@@ -146,8 +140,7 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 		err = errors.New(msg)
 	}
 	if err != nil {
-		e.fail(fmt.Errorf("schedules run %s: %w", name, err))
-		return exitError
+		return e.fail(fmt.Errorf("schedules run %s: %w", name, err))
 	}
 	fmt.Fprintf(e.stderr, "schedule %s ran in %s\n", name, conv)
 	return exitOK

@@ -61,8 +61,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		}
 		if what, fix, empty := nothingToServe(cfg, tokens); empty {
 			if !*allowEmpty {
-				e.fail(fmt.Errorf("serve: %s; %s", what, fix))
-				return exitError
+				return e.fail(fmt.Errorf("serve: %s; %s", what, fix))
 			}
 			e.log.Warn("serving nothing (--allow-empty): only /healthz, /readyz and /metrics answer", "why", what)
 		}
@@ -76,18 +75,15 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	m := metrics.New(version, started)
 	chats, err := buildChats(cfg, e.log, m)
 	if err != nil {
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	scheds, err := buildSchedules(cfg, chats)
 	if err != nil {
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	a, err := openApp(ctx, cfg, e.log, nil, asReplica(replicaName()))
 	if err != nil {
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	// Without a coordinator (SQLite) this process's fires are known alive
 	// by its own lease.

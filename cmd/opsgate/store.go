@@ -7,6 +7,7 @@ import (
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/memory"
+	"github.com/opsgate/opsgate/policy/redact"
 )
 
 // What the commands need of a store beyond core.Store; both stores have
@@ -39,4 +40,22 @@ func openStore(ctx context.Context, cfg *config.Config) (core.Store, error) {
 func storeLocation(cfg *config.Config) memory.Location {
 	loc, _ := memory.Parse(cfg.Store.URL)
 	return loc
+}
+
+// openRedacted loads the configuration and opens its redactor and store,
+// for the commands that show what the store holds; on failure it has
+// printed why and ok is false. The caller closes the store.
+func (e *env) openRedacted(ctx context.Context) (cfg *config.Config, red *redact.Redactor, store core.Store, ok bool) {
+	if cfg, ok = e.setup(slog.LevelWarn); !ok {
+		return nil, nil, nil, false
+	}
+	var err error
+	if red, err = newRedactor(cfg); err == nil {
+		store, err = openStore(ctx, cfg)
+	}
+	if err != nil {
+		e.fail(err)
+		return nil, nil, nil, false
+	}
+	return cfg, red, store, true
 }

@@ -31,14 +31,12 @@ func (e *env) token(ctx context.Context, args []string) int {
 	}
 	store, err := openStore(ctx, cfg)
 	if err != nil {
-		e.fail(err)
-		return exitError
+		return e.fail(err)
 	}
 	defer store.Close()
 	ts, ok := store.(httpapi.TokenStore)
 	if !ok {
-		e.fail(errors.New("token: this store keeps no API tokens"))
-		return exitError
+		return e.fail(errors.New("token: this store keeps no API tokens"))
 	}
 	c := apitokens.Command{IO: e.io(), Store: ts, Unmapped: func(person string) { e.warnUnmapped(cfg, person) }}
 	return c.Run(ctx, req)
