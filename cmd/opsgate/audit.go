@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/internal/audit"
 	"github.com/opsgate/opsgate/memory"
 )
@@ -17,14 +16,13 @@ func (e *env) audit(ctx context.Context, args []string) int {
 		return e.auditVerify(ctx, args[1:])
 	}
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	since := fs.Duration("since", 0, "only entries of the last DURATION")
-	convKey := fs.String("conversation", "", "only this conversation")
-	asJSON := fs.Bool("json", false, "one JSON object per line")
+	var f audit.Flags
+	f.Register(fs)
 	if code, ok := e.parse(fs, args, audit.Help); !ok {
 		return code
 	}
-	if *since < 0 {
-		fmt.Fprintf(e.stderr, "opsgate audit: --since: want a positive duration such as 24h (got %s)\n", *since)
+	if err := f.Check(); err != nil {
+		fmt.Fprintf(e.stderr, "opsgate %v\n", err)
 		return exitUsage
 	}
 	_, red, store, ok := e.openRedacted(ctx)
@@ -32,11 +30,7 @@ func (e *env) audit(ctx context.Context, args []string) int {
 		return exitError
 	}
 	defer store.Close()
-	f := core.AuditFilter{ConvKey: *convKey}
-	if *since > 0 {
-		f.Since = time.Now().Add(-*since)
-	}
-	return audit.Print(ctx, e.io(), store, red, f, *asJSON)
+	return audit.Print(ctx, e.io(), store, red, f.Filter(time.Now()), f.JSON)
 }
 
 func (e *env) auditVerify(ctx context.Context, args []string) int {

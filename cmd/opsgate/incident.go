@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"log/slog"
 
 	"github.com/opsgate/opsgate/adapters/terminal"
@@ -16,18 +15,14 @@ import (
 
 func (e *env) incident(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("incident", flag.ContinueOnError)
-	format := fs.String("format", "md", "report: md or json")
+	var f timeline.Flags
+	f.Register(fs)
 	rest, code, ok := e.parseArgs(fs, args, timeline.Help, 2)
 	if !ok {
 		return code
 	}
-	if len(rest) != 2 || (rest[0] != "report" && rest[0] != "postmortem") {
-		fmt.Fprint(e.stderr, timeline.Help)
-		return exitUsage
-	}
-	if *format != "md" && *format != "json" {
-		fmt.Fprintf(e.stderr, "opsgate incident: --format: want md or json (got %q)\n\n%s", *format, timeline.Help)
-		return exitUsage
+	if err := f.Check(rest); err != nil {
+		return e.io().Usage(err, timeline.Help)
 	}
 	cfg, red, store, ok := e.openRedacted(ctx)
 	if !ok {
@@ -46,7 +41,7 @@ func (e *env) incident(ctx context.Context, args []string) int {
 			newM := func() (core.Model, error) { return newModel(cfg) }
 			err = timeline.WritePostmortem(ctx, e.stdout, newM, saver, terminal.LocalUser(e.getenv), t, red.String)
 		} else {
-			err = timeline.Report(e.stdout, t, *format)
+			err = timeline.Report(e.stdout, t, f.Format)
 		}
 	}
 	if err != nil {

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"flag"
-	"fmt"
 	"log/slog"
 
 	"github.com/opsgate/opsgate/adapters/telegram"
-	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/policy"
@@ -16,21 +13,7 @@ import (
 )
 
 func (e *env) policy(_ context.Context, args []string) int {
-	if len(args) == 0 {
-		fmt.Fprint(e.stderr, policycli.Help)
-		return exitUsage
-	}
-	switch args[0] {
-	case "check":
-		return e.policyCheck(args[1:])
-	case "explain":
-		return e.policyExplain(args[1:])
-	case "help", "-h", "--help":
-		fmt.Fprint(e.stdout, policycli.Help)
-		return exitOK
-	}
-	fmt.Fprintf(e.stderr, "opsgate policy: unknown command %q\n\n%s", args[0], policycli.Help)
-	return exitUsage
+	return policycli.Run(e.io(), args, e.policyCheck, e.policyExplain)
 }
 
 func (e *env) policyCheck(args []string) int {
@@ -56,23 +39,15 @@ func (e *env) policyExplain(args []string) int {
 	if code, ok := e.parse(fs, args, policycli.Help); !ok {
 		return code
 	}
-	var call core.PolicyCall
-	if f.CanSee == "" {
-		var err error
-		if call, err = f.Call(); err != nil {
-			fmt.Fprintf(e.stderr, "opsgate policy explain: %v\n\n%s", err, policycli.Help)
-			return exitUsage
-		}
+	call, err := f.Check()
+	if err != nil {
+		return e.io().Usage(err, policycli.Help)
 	}
 	cfg, ok := e.setup(slog.LevelWarn)
 	if !ok {
 		return exitError
 	}
-	file := cmp.Or(f.Policy, cfg.Policy.File)
-	if f.CanSee != "" {
-		return policycli.CanSee(e.io(), file, policyOptions(cfg), f.CanSee)
-	}
-	return policycli.Explain(e.io(), file, policyOptions(cfg), call)
+	return f.Run(e.io(), cfg.Policy.File, policyOptions(cfg), call)
 }
 
 // configuredRoots are the roots: of each server in tools.servers.
