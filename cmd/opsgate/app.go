@@ -9,6 +9,7 @@ import (
 	"github.com/opsgate/opsgate/adapters/chats/incidentthreads"
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/llm"
+	"github.com/opsgate/opsgate/core/schedule"
 	"github.com/opsgate/opsgate/core/tools"
 	"github.com/opsgate/opsgate/internal/config"
 	"github.com/opsgate/opsgate/internal/tokens"
@@ -249,26 +250,10 @@ func (a *app) liveness() (bool, string) {
 	return true, "a single process: alive while it runs"
 }
 
-// holdReplicaLease takes the lease replica:<name>, by which the fire
-// ledger tells a live process's fires from a gone one's, unless this
-// replica's coordinator holds it already. Without it (the lease is held
-// under the same name, which only this process can do, or the store
-// failed) this process's fires look gone to the others: said, not fatal.
+// holdReplicaLease takes this process's liveness lease
+// (schedule.HoldReplicaLease) unless its coordinator holds it already.
 func (a *app) holdReplicaLease(ctx context.Context, name string, log *slog.Logger) {
-	if a.coord != nil {
-		return
-	}
-	leaser, ok := a.store.(core.Leaser)
-	if !ok {
-		return
-	}
-	l, ok, err := leaser.TryLease(ctx, "replica:"+name)
-	switch {
-	case err != nil:
-		log.Warn("take this process's liveness lease; its fires will not hold later ones off", "replica", name, "err", err)
-	case !ok:
-		log.Warn("this process's liveness lease is held under the same name already", "replica", name)
-	default:
-		a.replicaLease = l
+	if a.coord == nil {
+		a.replicaLease = schedule.HoldReplicaLease(ctx, a.store, name, log)
 	}
 }

@@ -37,7 +37,7 @@ func (e *env) chat(ctx context.Context, args []string) int {
 		return exitError
 	}
 	e.warnUnknownEnv()
-	interactive := isTerminal(e.stdin) && isTerminal(e.stdout)
+	interactive := terminal.IsTerminal(e.stdin) && terminal.IsTerminal(e.stdout)
 	who := terminal.LocalUser(e.getenv)
 	a, err := openApp(ctx, cfg, e.log, nil)
 	if err != nil {

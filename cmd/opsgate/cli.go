@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/opsgate/opsgate/internal/cli"
@@ -202,17 +201,6 @@ func (e *env) version(_ context.Context, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "opsgate %s\n", version)
 	return exitOK
-}
-
-// isTerminal reports whether f is a character device (a TTY), without
-// another dependency.
-func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // joinOr lists names for messages: "a, b", or none when empty.

@@ -18,7 +18,7 @@ import (
 // wait for them otherwise.
 func (e *env) routes(a *app, set *chats.Set, m *metrics.Metrics) (h http.Handler, closeStreams func()) {
 	hl := &readiness.Checker{
-		Log: e.log, Ping: storePing(a.store), Chats: set, Tools: a.tools.States, Live: a.liveness,
+		Log: e.log, Ping: readiness.StorePing(a.store), Chats: set, Tools: a.tools.States, Live: a.liveness,
 		Model: &readiness.ModelProbe{Ping: a.model.Ping, LastAnswer: m.LastModelAnswer, Now: time.Now},
 	}
 	m.Watch(metrics.Sources{
@@ -49,17 +49,6 @@ func (e *env) routes(a *app, set *chats.Set, m *metrics.Metrics) (h http.Handler
 		mux.Handle("/", httpapi.Console())
 	}
 	return mux, closeStreams
-}
-
-// storePing is the store's own check when it has one, else a read.
-func storePing(s core.Store) func(context.Context) error {
-	if p, ok := s.(pinger); ok {
-		return p.Ping
-	}
-	return func(ctx context.Context) error {
-		_, err := s.Conversations(ctx, core.ConversationFilter{Limit: 1})
-		return err
-	}
 }
 
 // pendingOf is the store's count of waiting approvals, when it keeps one

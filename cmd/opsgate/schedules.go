@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/opsgate/opsgate/adapters/chats"
@@ -40,12 +39,6 @@ func scheduleTarget(cfg *config.Config, a *app, set *chats.Set, log *slog.Logger
 		toolsets[s.Name] = s.Toolsets
 	}
 	return &chats.Target{Engine: a.engine, Store: a.store, Chats: set, Toolsets: toolsets, Log: log}
-}
-
-// replicaName names this process in the fire ledger.
-func replicaName() string {
-	host, _ := os.Hostname()
-	return fmt.Sprintf("%s/%d", host, os.Getpid())
 }
 
 // schedules is `opsgate schedules [run NAME]`.
@@ -118,7 +111,7 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 	}
 	// While this process runs the fire, its lease tells the replicas its
 	// fire is alive; once it exits, the fire blocks nothing.
-	a.holdReplicaLease(ctx, replicaName(), e.log)
+	a.holdReplicaLease(ctx, schedule.ReplicaName(), e.log)
 	runCtx, cancel := context.WithCancel(ctx)
 	engineDone := make(chan struct{})
 	go func() { a.engine.Run(runCtx); close(engineDone) }()
@@ -126,19 +119,10 @@ func (e *env) runSchedule(ctx context.Context, cfg *config.Config, name string) 
 	// returns, also when the fire is refused.
 	defer func() { cancel(); <-engineDone }()
 	r := &schedule.Runner{
-		Ledger: ledger, Replica: replicaName(), Log: e.log, Poll: 200 * time.Millisecond,
+		Ledger: ledger, Replica: schedule.ReplicaName(), Log: e.log, Poll: 200 * time.Millisecond,
 		Target: scheduleTarget(cfg, a, chats, e.log),
 	}
-	conv, err := r.FireNow(ctx, scheds[idx])
-	// The run's last events may still be on their way to the log target:
-	// let them land before the verdict, so it is the last line (and no
-	// two writers share stderr).
-	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
-	_ = a.engine.Wait(wctx)
-	wcancel()
-	if msg := sender.Failed(); err == nil && msg != "" {
-		err = errors.New(msg)
-	}
+	conv, err := schedule.FireAndWait(ctx, r, scheds[idx], a.engine, sender, 10*time.Second)
 	if err != nil {
 		return e.fail(fmt.Errorf("schedules run %s: %w", name, err))
 	}

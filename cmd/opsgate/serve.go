@@ -14,29 +14,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/opsgate/opsgate/internal/cli"
 	"github.com/opsgate/opsgate/internal/metrics"
 	"github.com/opsgate/opsgate/policy"
 )
-
-const serveHelp = `Usage: opsgate serve [--allow-empty]
-
-Run the configured chat adapters and schedules, with GET /healthz (alive),
-GET /readyz (ready to serve, as JSON), GET /metrics (Prometheus) and the
-HTTP API under /api/v1 (tokens: opsgate token) on server.listen. SIGINT
-or SIGTERM shut down gracefully: the HTTP server stops, runs finish or
-checkpoint (up to 30 s), then the MCP servers and the store are closed.
-SIGHUP reloads the policy file (policy.file); a file
-that does not load keeps the policy in force and is logged.
-
-The HTTP API with at least one API token (opsgate token create) is
-something to serve: an API-and-console deployment needs no chat platform.
-So are incidents (POST /hooks/alertmanager, docs/incidents.md). With no
-chat adapter enabled, no schedule, no incidents and no API token, serve
-refuses to start (exit 1), unless:
-  --allow-empty  start anyway with nothing to serve, only /healthz,
-                 /readyz and /metrics answering: useful for a standby or
-                 for /healthz-only smoke tests
-`
 
 // drainTimeout bounds how long serve waits for runs at shutdown.
 const drainTimeout = 30 * time.Second
@@ -44,7 +25,7 @@ const drainTimeout = 30 * time.Second
 func (e *env) serve(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	allowEmpty := fs.Bool("allow-empty", false, "start with nothing to serve")
-	if code, ok := e.parse(fs, args, serveHelp); !ok {
+	if code, ok := e.parse(fs, args, cli.ServeHelp); !ok {
 		return code
 	}
 	cfg, ok := e.setup(slog.LevelInfo)
@@ -56,8 +37,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		// Only the HTTP API may be left to serve: it counts with a token.
 		tokens, err := apiTokensAtStart(ctx, cfg)
 		if err != nil {
-			e.fail(err) // the store's error, as openApp's would be
-			return exitError
+			return e.fail(err) // the store's error, as openApp's would be
 		}
 		if what, fix, empty := nothingToServe(cfg, tokens); empty {
 			if !*allowEmpty {
@@ -81,13 +61,13 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	a, err := openApp(ctx, cfg, e.log, nil, asReplica(replicaName()))
+	a, err := openApp(ctx, cfg, e.log, nil, asReplica(schedule.ReplicaName()))
 	if err != nil {
 		return e.fail(err)
 	}
 	// Without a coordinator (SQLite) this process's fires are known alive
 	// by its own lease.
-	a.holdReplicaLease(ctx, replicaName(), e.log)
+	a.holdReplicaLease(ctx, schedule.ReplicaName(), e.log)
 	if a.incidents != nil {
 		if err := a.incidents.Attach(chats, a.engine, a.store); err != nil {
 			e.fail(err)
@@ -136,7 +116,7 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		// Both stores keep the ledger (core.FireLedger).
 		ledger, _ := a.store.(core.FireLedger)
 		r := &schedule.Runner{
-			Schedules: scheds, Ledger: ledger, Replica: replicaName(), Log: e.log.With("component", "schedule"),
+			Schedules: scheds, Ledger: ledger, Replica: schedule.ReplicaName(), Log: e.log.With("component", "schedule"),
 			Alive:  a.liveness,
 			Target: scheduleTarget(cfg, a, chats, e.log),
 		}

@@ -13,9 +13,6 @@ import (
 // What the commands need of a store beyond core.Store; both stores have
 // them, a store in a test may not.
 type (
-	pinger interface {
-		Ping(ctx context.Context) error
-	}
 	// pendingCounter counts the approvals waiting, for the metrics.
 	pendingCounter interface {
 		PendingSummary(ctx context.Context) (core.PendingSummary, error)

@@ -43,3 +43,24 @@ Flags (before or after the command):
                      else warn for chat and info for the other commands)
   --version          print the version (as opsgate version)
 `
+
+// ServeHelp is opsgate serve's help; serve is wiring only, in cmd/opsgate.
+const ServeHelp = `Usage: opsgate serve [--allow-empty]
+
+Run the configured chat adapters and schedules, with GET /healthz (alive),
+GET /readyz (ready to serve, as JSON), GET /metrics (Prometheus) and the
+HTTP API under /api/v1 (tokens: opsgate token) on server.listen. SIGINT
+or SIGTERM shut down gracefully: the HTTP server stops, runs finish or
+checkpoint (up to 30 s), then the MCP servers and the store are closed.
+SIGHUP reloads the policy file (policy.file); a file
+that does not load keeps the policy in force and is logged.
+
+The HTTP API with at least one API token (opsgate token create) is
+something to serve: an API-and-console deployment needs no chat platform.
+So are incidents (POST /hooks/alertmanager, docs/incidents.md). With no
+chat adapter enabled, no schedule, no incidents and no API token, serve
+refuses to start (exit 1), unless:
+  --allow-empty  start anyway with nothing to serve, only /healthz,
+                 /readyz and /metrics answering: useful for a standby or
+                 for /healthz-only smoke tests
+`
