@@ -225,6 +225,19 @@ func chooseCut(t string, max, min int, fs []fence) (int, *fence) {
 	if inner <= min {
 		inner = min + prefixFor(t[min:], 1) // a pathological opener: take one rune
 	}
+	// A cut before the end of the opening line's marker would leave a line
+	// that opens nothing and close a fence that never opened: the chunk
+	// takes the marker whole (only a marker too long for the limit gets
+	// here, and such a chunk may be over it).
+	if inner < f.body {
+		head := ""
+		if inner > f.start {
+			head = t[f.start:inner]
+		}
+		if _, _, ok := fenceOpen(strings.TrimRight(head, " \t")); !ok {
+			inner = f.start + strings.Index(t[f.start:], f.marker) + len(f.marker)
+		}
+	}
 	return inner, f
 }
 

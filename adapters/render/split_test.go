@@ -129,6 +129,19 @@ func TestSplitLongFenceOpenerFits(t *testing.T) {
 	}
 }
 
+// An opening line whose marker alone is too long for the limit is not cut
+// inside its marker: "   ~~" opens nothing, and the marker added to close
+// the chunk would open a fence instead (found by FuzzSplit).
+func TestSplitDoesNotCutAFenceMarker(t *testing.T) {
+	in := "   " + strings.Repeat("~", 26) + "0000"
+	chunks := render.Split(in, 32)
+	for i, c := range chunks[:len(chunks)-1] {
+		if lines := strings.Split(c, "\n"); len(lines) < 2 || strings.TrimSpace(lines[0]) != strings.Repeat("~", 26) {
+			t.Errorf("chunk %d = %q, want the whole marker on its first line, closed", i, c)
+		}
+	}
+}
+
 // A line that starts like a fence but is not one ("```00 0…`0", whose
 // info string has a backtick) is not cut where its first part would open
 // a code block that swallows the rest of the chunk (found by FuzzSplit).
