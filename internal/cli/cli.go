@@ -1,4 +1,5 @@
-// Package cli holds what every opsgate subcommand shares: the exit codes
+// Package cli holds what every opsgate subcommand shares: the exit codes,
+// opsgate's help (Usage, and serve's, which has no package of its own)
 // and the streams it writes to. The commands' bodies live beside what they
 // operate on (memory/memorycli, internal/apitokens, internal/audit, ...);
 // cmd/opsgate parses the flags, opens what a command needs and hands it
