@@ -221,6 +221,20 @@ func (e *Engine) maybeResume(ctx context.Context, runID string) {
 	// With replicas, the run resumes where its conversation is held. A
 	// holder that cannot be claimed from nor signalled (it has just lost
 	// its liveness) is tried again by the next sweep (resumeDecided).
+	// While it is being resumed the session counts as busy, so the pause
+	// that just ended cannot release the conversation between this claim
+	// and the run's start (another replica would take the run up).
+	convKey := cp.ConvKey
+	e.mu.Lock()
+	e.sessionLocked(convKey).resuming++
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		if s := e.sessions[convKey]; s != nil && s.resuming > 0 {
+			s.resuming--
+		}
+		e.mu.Unlock()
+	}()
 	for try := 0; e.coord != nil; try++ {
 		if try == 3 {
 			return

@@ -134,7 +134,7 @@ func (e *Engine) releaseIfIdle(ctx context.Context, convKey string) {
 	}
 	e.mu.Lock()
 	s := e.sessions[convKey]
-	busy := s != nil && (s.active != nil || len(s.queue) > 0)
+	busy := s != nil && (s.active != nil || len(s.queue) > 0 || s.resuming > 0)
 	e.mu.Unlock()
 	if !busy {
 		e.log.Debug("conversation released", "conv", convKey)

@@ -242,7 +242,7 @@ func (e *Engine) forgetIdle() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for key, s := range e.sessions {
-		if s.active != nil || len(s.queue) > 0 || e.now().Sub(s.idleSince) < e.cfg.ForgetIdleAfter {
+		if s.active != nil || len(s.queue) > 0 || s.resuming > 0 || e.now().Sub(s.idleSince) < e.cfg.ForgetIdleAfter {
 			continue
 		}
 		delete(e.sessions, key)

@@ -19,6 +19,9 @@ type session struct {
 	interrupted map[string]bool
 	// idleSince is when the session last had nothing to do.
 	idleSince time.Time
+	// resuming counts the paused runs being resumed here (between their
+	// conversation's claim and their start).
+	resuming int
 }
 
 // activeRun is the handle on the run a session is executing.
