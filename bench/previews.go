@@ -84,22 +84,14 @@ type cardTimes struct{ card, preview []time.Duration }
 // cardStack is opsgate with its Telegram front and one MCP server, with a
 // previewer or without.
 type cardStack struct {
+	tgStack  // the same parts as figures 2–3's, closed the same way
 	previews bool
-	tg       *telegramtest.Server
-	fake     *llmfake.Server
-	host     *tools.Host
-	store    *sqlite.Store
-	tmp      string
-	ad       *telegram.Adapter
-	eng      *core.Engine
 	clock    *tokenClock
-	cancel   context.CancelFunc
-	done     chan error
 	base     int64
 }
 
 func newCardStack(ctx context.Context, server tools.ServerConfig, users int, previews bool) (_ *cardStack, err error) {
-	s := &cardStack{previews: previews, tg: telegramtest.NewServer(), fake: llmfake.NewServer(), clock: newTokenClock(), base: 300_000}
+	s := &cardStack{tgStack: tgStack{tg: telegramtest.NewServer(), llm: llmfake.NewServer()}, previews: previews, clock: newTokenClock(), base: 300_000}
 	if previews {
 		s.base = 400_000
 	}
@@ -125,7 +117,7 @@ func newCardStack(ctx context.Context, server tools.ServerConfig, users int, pre
 	if s.ad, err = telegram.New(telegram.Config{Token: telegramtest.Token, APIURL: s.tg.URL, AllowedUsers: allowed, FirstSendDebounce: debounce}, lg); err != nil {
 		return nil, err
 	}
-	model, err := llm.New(llm.Config{BaseURL: s.fake.URL, APIKey: "bench-key", Model: "bench-model"})
+	model, err := llm.New(llm.Config{BaseURL: s.llm.URL, APIKey: "bench-key", Model: "bench-model"})
 	if err != nil {
 		return nil, err
 	}
@@ -133,10 +125,10 @@ func newCardStack(ctx context.Context, server tools.ServerConfig, users int, pre
 	if previews {
 		deps.Previewer = preview.New(s.host, nil)
 	}
-	if s.eng, err = core.NewEngine(core.Config{SystemPrompt: systemPrompt, DefaultToolsets: []string{"kube"}}, deps); err != nil {
+	if s.engine, err = core.NewEngine(core.Config{SystemPrompt: systemPrompt, DefaultToolsets: []string{"kube"}}, deps); err != nil {
 		return nil, err
 	}
-	s.fake.SetResponder(func(req llmfake.Request) llmfake.Reply {
+	s.llm.SetResponder(func(req llmfake.Request) llmfake.Reply {
 		key := lastUser(req)
 		if last := req.Messages[len(req.Messages)-1]; last.Role == "tool" {
 			// load_toolset answered: the call that needs approval.
@@ -148,7 +140,7 @@ func newCardStack(ctx context.Context, server tools.ServerConfig, users int, pre
 	})
 	rctx, cancel := context.WithCancel(ctx)
 	s.cancel, s.done = cancel, make(chan error, 1)
-	go func() { s.done <- s.ad.Run(rctx, s.eng) }()
+	go func() { s.done <- s.ad.Run(rctx, s.engine) }()
 	for len(s.tg.PollStarts()) == 0 {
 		if err := sleepCtx(ctx, time.Millisecond); err != nil {
 			return nil, err
@@ -179,29 +171,7 @@ func (s *cardStack) one(ctx context.Context, i int) (card, shown time.Duration, 
 
 func (s *cardStack) close() {
 	s.clock.close()
-	if s.cancel != nil {
-		s.cancel()
-		<-s.done
-	}
-	if s.eng != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_ = s.eng.Shutdown(sctx)
-		cancel()
-	}
-	if s.ad != nil {
-		_ = s.ad.Close()
-	}
-	if s.host != nil {
-		_ = s.host.Close()
-	}
-	if s.store != nil {
-		_ = s.store.Close()
-	}
-	s.fake.Close()
-	s.tg.Close()
-	if s.tmp != "" {
-		_ = os.RemoveAll(s.tmp)
-	}
+	s.tgStack.close()
 }
 
 // cardLatencies runs calls requests on each of two stacks, without a
