@@ -270,13 +270,10 @@ func (a *Adapter) Notify(_ context.Context, channel string, ap core.Approval) er
 	return nil
 }
 
-// StartThread posts text in channel, opens a thread on it named title, and
-// returns the thread's conversation: a schedule's fire runs there
-// (docs/design.md §13).
-func (a *Adapter) StartThread(ctx context.Context, channel, text, title string) (string, error) {
-	var ch *discordgo.Channel
-	var msg *discordgo.Message
-	err := withRetry(ctx, func() error {
+// postInChannel posts text in channel and returns the channel (for its
+// guild) and the message, on which a thread can then be opened.
+func (a *Adapter) postInChannel(ctx context.Context, channel, text string) (ch *discordgo.Channel, msg *discordgo.Message, err error) {
+	err = withRetry(ctx, func() error {
 		var err error
 		ch, err = a.dg.Channel(channel, discordgo.WithContext(ctx))
 		return err
@@ -288,6 +285,14 @@ func (a *Adapter) StartThread(ctx context.Context, channel, text, title string) 
 			return err
 		})
 	}
+	return ch, msg, err
+}
+
+// StartThread posts text in channel, opens a thread on it named title, and
+// returns the thread's conversation: a schedule's fire runs there
+// (docs/design.md §13).
+func (a *Adapter) StartThread(ctx context.Context, channel, text, title string) (string, error) {
+	ch, msg, err := a.postInChannel(ctx, channel, text)
 	if err != nil {
 		return "", fmt.Errorf("discord: start a thread in %s: %w", channel, err)
 	}

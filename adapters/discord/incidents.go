@@ -12,20 +12,7 @@ import (
 // it named title, and returns the thread's conversation and the root's
 // reference ("<channel>/<message>") for EditRoot (docs/design.md §19).
 func (a *Adapter) PostRoot(ctx context.Context, channel, text, title string) (thread, root string, err error) {
-	var ch *discordgo.Channel
-	var msg *discordgo.Message
-	err = withRetry(ctx, func() error {
-		var err error
-		ch, err = a.dg.Channel(channel, discordgo.WithContext(ctx))
-		return err
-	})
-	if err == nil {
-		err = withRetry(ctx, func() error {
-			var err error
-			msg, err = a.dg.ChannelMessageSend(channel, text, discordgo.WithContext(ctx))
-			return err
-		})
-	}
+	ch, msg, err := a.postInChannel(ctx, channel, text)
 	if err != nil {
 		return "", "", fmt.Errorf("discord: post an incident in %s: %w", channel, err)
 	}
