@@ -66,16 +66,12 @@ type conversationView struct {
 
 func (a *API) conversation(w http.ResponseWriter, r *http.Request, _ core.Actor) {
 	key := r.PathValue("key")
-	c, err := a.find(r.Context(), key)
-	if err != nil {
-		a.fail(w, "conversation", err)
-		return
-	}
-	if c == nil {
-		writeKind(w, core.KindNotFound, "no conversation "+strconv.Quote(key))
+	c, ok := a.existing(w, r, key)
+	if !ok {
 		return
 	}
 	v := conversationView{Key: c.Key, Title: c.Title, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+	var err error
 	if v.Messages, err = a.o.Store.Messages(r.Context(), key); err != nil {
 		a.fail(w, "messages", err)
 		return
@@ -90,6 +86,21 @@ func (a *API) conversation(w http.ResponseWriter, r *http.Request, _ core.Actor)
 
 // find returns the stored conversation key, or nil. (Store.Conversation
 // would create it; the API only reads.)
+// existing returns conversation key, or answers the 404 of a missing one
+// (or the store's failure) and reports false.
+func (a *API) existing(w http.ResponseWriter, r *http.Request, key string) (*core.Conversation, bool) {
+	c, err := a.find(r.Context(), key)
+	if err != nil {
+		a.fail(w, "conversation", err)
+		return nil, false
+	}
+	if c == nil {
+		writeKind(w, core.KindNotFound, "no conversation "+strconv.Quote(key))
+		return nil, false
+	}
+	return c, true
+}
+
 func (a *API) find(ctx context.Context, key string) (*core.Conversation, error) {
 	cs, err := a.o.Store.Conversations(ctx, core.ConversationFilter{KeyPrefix: key})
 	if err != nil {
@@ -107,13 +118,8 @@ func (a *API) find(ctx context.Context, key string) (*core.Conversation, error) 
 // is set, had that run (docs/design.md §16): a stream of what does not exist would
 // wait for ever.
 func (a *API) followable(w http.ResponseWriter, r *http.Request, key, runID string) bool {
-	c, err := a.find(r.Context(), key)
-	if err != nil {
-		a.fail(w, "conversation", err)
-		return false
-	}
-	if c == nil {
-		writeKind(w, core.KindNotFound, "no conversation "+strconv.Quote(key))
+	_, ok := a.existing(w, r, key)
+	if !ok {
 		return false
 	}
 	if runID == "" {

@@ -138,13 +138,8 @@ func (a *API) streamKey(w http.ResponseWriter, r *http.Request) (string, bool) {
 		}
 		return key, true
 	}
-	c, err := a.find(r.Context(), key)
-	if err != nil {
-		a.fail(w, "conversation", err)
-		return "", false
-	}
-	if c == nil {
-		writeKind(w, core.KindNotFound, "no conversation "+strconv.Quote(key))
+	_, ok := a.existing(w, r, key)
+	if !ok {
 		return "", false
 	}
 	return key, true

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/timeline"
@@ -16,13 +15,8 @@ import (
 // conversation gets the 404 of a missing one (guard).
 func (a *API) timeline(w http.ResponseWriter, r *http.Request, _ core.Actor) {
 	key := r.PathValue("key")
-	c, err := a.find(r.Context(), key)
-	if err != nil {
-		a.fail(w, "conversation", err)
-		return
-	}
-	if c == nil {
-		writeError(w, http.StatusNotFound, "not_found", "no conversation "+strconv.Quote(key))
+	c, ok := a.existing(w, r, key)
+	if !ok {
 		return
 	}
 	t, err := timeline.Build(r.Context(), timelineSource{a}, key, c.Title)
