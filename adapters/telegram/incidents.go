@@ -107,19 +107,24 @@ type replyIndex struct {
 
 const maxReplyIndex = 10000
 
+// newReplyIndex returns an empty index. The ring grows as replies are
+// posted: allocated whole, it was 160 KB at every start of a Telegram
+// adapter that may never post in an incident (issue 25).
 func newReplyIndex() *replyIndex {
-	return &replyIndex{m: map[string]string{}, ring: make([]string, maxReplyIndex)}
+	return &replyIndex{m: map[string]string{}}
 }
 
 func (r *replyIndex) put(chat int64, msg int, conv string) {
 	k := strconv.FormatInt(chat, 10) + "/" + strconv.Itoa(msg)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if old := r.ring[r.next]; old != "" {
-		delete(r.m, old)
+	if len(r.ring) < maxReplyIndex {
+		r.ring = append(r.ring, k)
+	} else {
+		delete(r.m, r.ring[r.next])
+		r.ring[r.next] = k
+		r.next = (r.next + 1) % maxReplyIndex
 	}
-	r.ring[r.next] = k
-	r.next = (r.next + 1) % len(r.ring)
 	r.m[k] = conv
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -45,4 +46,35 @@ func TestPreviewRecipes(t *testing.T) {
 	if len(got) != 1 || got[0].Tool != "set_size" || got[0].Args["pool"] != "pool" || got[0].Field != "spec.size" || got[0].Value != "size" {
 		t.Errorf("recipe = %+v", got)
 	}
+}
+
+// The recipe checks are written out rather than compiled regexps (issue
+// 25: the bounded repetition cost 80 KB at every start); they accept
+// exactly what the regexps did.
+func TestRecipeChecksMatchTheirRegexps(t *testing.T) {
+	name := regexp.MustCompile(`^[A-Za-z0-9_.\-/]{1,128}$`)
+	field := regexp.MustCompile(`^[A-Za-z0-9_\-]+(\.[A-Za-z0-9_\-]+)*$`)
+	inputs := []string{"", "a", "pods_get", "kube/get.v2", "a b", "é", "spec.replicas", ".spec", "spec.", "spec..x",
+		"a-b_c.d-e", strings.Repeat("x", 128), strings.Repeat("x", 129), "x\n", "x$", "*"}
+	for _, in := range inputs {
+		if got, want := recipeName(in), name.MatchString(in); got != want {
+			t.Errorf("recipeName(%q) = %v, the regexp says %v", in, got, want)
+		}
+		if got, want := recipeField(in), field.MatchString(in); got != want {
+			t.Errorf("recipeField(%q) = %v, the regexp says %v", in, got, want)
+		}
+	}
+}
+
+func FuzzRecipeChecksMatchTheirRegexps(f *testing.F) {
+	name := regexp.MustCompile(`^[A-Za-z0-9_.\-/]{1,128}$`)
+	field := regexp.MustCompile(`^[A-Za-z0-9_\-]+(\.[A-Za-z0-9_\-]+)*$`)
+	for _, s := range []string{"spec.replicas", "kube/get", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if recipeName(in) != name.MatchString(in) || recipeField(in) != field.MatchString(in) {
+			t.Fatalf("%q: recipeName %v/%v, recipeField %v/%v", in, recipeName(in), name.MatchString(in), recipeField(in), field.MatchString(in))
+		}
+	})
 }

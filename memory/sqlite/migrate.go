@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/opsgate/opsgate/memory/internal/migration"
@@ -12,13 +13,19 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
+// migrations are read once per process: Migrate and the schema check's
+// migrationsSum both need them, and each read copied every file (issue 25).
+var migrations = sync.OnceValues(func() ([]migration.Migration, error) {
+	return migration.Load(migrationFiles, "migrations/*.sql")
+})
+
 // Migrate applies the pending migrations, each in its own transaction, and
 // returns the names of those it applied (none when the schema is current).
 // It is safe to run from several processes at once: each migration is
 // applied once. A database whose schema is newer than this binary knows is
 // refused rather than used.
 func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
-	ms, err := migration.Load(migrationFiles, "migrations/*.sql")
+	ms, err := migrations()
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: migrate: %w", err)
 	}

@@ -6,10 +6,11 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/opsgate/opsgate/core"
-	"github.com/opsgate/opsgate/memory/internal/migration"
 )
 
 // schemaObject is one named entry of sqlite_master.
@@ -28,6 +29,18 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The usual case, a store exactly as the migrations left it, is one
+	// row to compare; anything else (an index an operator added, a
+	// dropped trigger) is compared object by object below, which names
+	// what differs.
+	var text string
+	if err := s.r.db.QueryRowContext(ctx, schemaTextQuery).Scan(&text); err != nil {
+		return fmt.Errorf("sqlite: schema check: %w", err)
+	}
+	if text == expected.text {
+		return nil
+	}
+	objectChecks.Add(1)
 	got, err := readSchema(ctx, s.r.db)
 	if err != nil {
 		return err
@@ -72,13 +85,47 @@ var expected struct {
 	once sync.Once
 	objs []schemaObject
 	err  error
+	// text is objs as schemaTextQuery writes them.
+	text string
 	// built counts the in-memory migrations, for the test that start-up
 	// does none.
 	built int
 }
 
+// objectChecks counts the schema checks that compared object by object,
+// for the test that a store as the migrations left it needs none.
+var objectChecks atomic.Int64
+
+// schemaObjects selects what CheckSchema compares: tables, indexes and
+// triggers without SQLite's internal ones, in creation order.
+const schemaObjects = `FROM sqlite_master WHERE type IN ('table', 'index', 'trigger') AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`
+
+// schemaTextQuery writes the schema as one string, schemaText of what it
+// selects: the SQL of triggers only, since that is all CheckSchema compares
+// of an object beyond its kind and name.
+const schemaTextQuery = `SELECT coalesce(group_concat(
+	type || char(31) || name || char(31) || tbl_name || char(31) || CASE type WHEN 'trigger' THEN coalesce(sql, '') ELSE '' END,
+	char(30) ORDER BY rowid), '') ` + schemaObjects
+
+// schemaText is objs as schemaTextQuery writes them.
+func schemaText(objs []schemaObject) string {
+	var b strings.Builder
+	for i, o := range objs {
+		if i > 0 {
+			b.WriteByte(30)
+		}
+		sql := ""
+		if o.kind == "trigger" {
+			sql = o.sql
+		}
+		b.WriteString(o.kind + "\x1f" + o.name + "\x1f" + o.table + "\x1f" + sql)
+	}
+	return b.String()
+}
+
 func expectedSchema(ctx context.Context) ([]schemaObject, error) {
 	expected.once.Do(func() {
+		defer func() { expected.text = schemaText(expected.objs) }()
 		if sum, err := migrationsSum(); err == nil && sum == expectedSchemaSum {
 			expected.objs = expectedSchemaObjects
 			return
@@ -92,7 +139,7 @@ func expectedSchema(ctx context.Context) ([]schemaObject, error) {
 // migrationsSum identifies the migrations this binary embeds: their
 // versions, names and SQL.
 func migrationsSum() (string, error) {
-	ms, err := migration.Load(migrationFiles, "migrations/*.sql")
+	ms, err := migrations()
 	if err != nil {
 		return "", err
 	}
@@ -130,8 +177,7 @@ func buildExpectedSchema(ctx context.Context) ([]schemaObject, error) {
 // readSchema lists the tables, indexes and triggers of db in creation
 // order, without SQLite's internal ones.
 func readSchema(ctx context.Context, db *sql.DB) ([]schemaObject, error) {
-	rows, err := db.QueryContext(ctx, `SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master
-		WHERE type IN ('table', 'index', 'trigger') AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY rowid`)
+	rows, err := db.QueryContext(ctx, `SELECT type, name, tbl_name, coalesce(sql, '') `+schemaObjects+` ORDER BY rowid`)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: schema check: %w", err)
 	}

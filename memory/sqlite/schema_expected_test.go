@@ -90,3 +90,32 @@ func writeExpectedSchema(t *testing.T, sum string, objs []schemaObject) {
 		t.Fatal(err)
 	}
 }
+
+// Issue 25: a store exactly as the migrations left it is checked with the
+// one-row comparison, without reading sqlite_master object by object; a
+// store with an object an operator added still passes, compared object by
+// object.
+func TestCurrentSchemaIsCheckedInOneRow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "opsgate.db")
+	before := objectChecks.Load()
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckSchema(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := objectChecks.Load() - before; n != 0 {
+		t.Fatalf("a current store was compared object by object %d times; want the one-row comparison only", n)
+	}
+	if _, err := s.w.db.ExecContext(t.Context(), `CREATE INDEX operator_added ON messages(role)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckSchema(t.Context()); err != nil {
+		t.Fatalf("an added index is not a drift CheckSchema refuses: %v", err)
+	}
+	if n := objectChecks.Load() - before; n != 1 {
+		t.Fatalf("a store with an added index was compared object by object %d times; want 1", n)
+	}
+	s.Close()
+}
