@@ -158,12 +158,18 @@ func (s *Store) ClaimCheckpoint(ctx context.Context, runID string) (core.Checkpo
 	return cp, nil
 }
 
-// Checkpoints returns the checkpoints of the conversation, oldest first.
+// Checkpoints returns the checkpoints of the conversation, oldest first;
+// every conversation's for an empty convKey. The two are separate queries
+// so that one conversation's uses its index: a generic plan of
+// "$1 = '' OR conv_key = $1" cannot.
 func (s *Store) Checkpoints(ctx context.Context, convKey string) ([]core.Checkpoint, error) {
 	var cps []core.Checkpoint
 	err := s.read(ctx, func(q querier) error {
-		rows, err := q.Query(ctx, `SELECT `+checkpointCols+` FROM checkpoints WHERE ($1 = '' OR conv_key = $1)
-			ORDER BY created_at, ord`, convKey)
+		sql, args := `SELECT `+checkpointCols+` FROM checkpoints WHERE conv_key = $1 ORDER BY created_at, ord`, []any{convKey}
+		if convKey == "" {
+			sql, args = `SELECT `+checkpointCols+` FROM checkpoints ORDER BY created_at, ord`, nil
+		}
+		rows, err := q.Query(ctx, sql, args...)
 		if err != nil {
 			return err
 		}

@@ -51,10 +51,21 @@ func (s *Store) ClaimCheckpoint(ctx context.Context, runID string) (core.Checkpo
 	return cp, nil
 }
 
-// Checkpoints returns the checkpoints of the conversation, oldest first.
+// Checkpoints of one conversation seek its index; every new message reads
+// them (issue 25: "? = '' OR conv_key = ?" scanned the whole table).
+const (
+	checkpointsOfConv = `SELECT ` + checkpointCols + ` FROM checkpoints WHERE conv_key = ? ORDER BY created_at, rowid`
+	checkpointsAll    = `SELECT ` + checkpointCols + ` FROM checkpoints ORDER BY created_at, rowid`
+)
+
+// Checkpoints returns the checkpoints of the conversation, oldest first;
+// every conversation's for an empty convKey.
 func (s *Store) Checkpoints(ctx context.Context, convKey string) ([]core.Checkpoint, error) {
-	rows, err := s.r.query(ctx, `SELECT `+checkpointCols+` FROM checkpoints WHERE (? = '' OR conv_key = ?)
-		ORDER BY created_at, rowid`, convKey, convKey)
+	q, args := checkpointsOfConv, []any{convKey}
+	if convKey == "" {
+		q, args = checkpointsAll, nil
+	}
+	rows, err := s.r.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: checkpoints of %q: %w", convKey, err)
 	}
