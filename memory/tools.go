@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/memory/docs"
@@ -106,11 +107,21 @@ type memTool[A any] struct {
 	desc    string
 	params  []param
 	run     func(ctx context.Context, c core.VirtualCall, a A) core.ToolResult
+
+	// schema is built at the first Schema call: every turn's catalogue
+	// asks for it, and it never changes (issue 25).
+	schemaOnce sync.Once
+	schema     core.ToolSchema
 }
 
 var _ core.VirtualTool = (*memTool[searchArgs])(nil)
 
 func (t *memTool[A]) Schema() core.ToolSchema {
+	t.schemaOnce.Do(func() { t.schema = t.buildSchema() })
+	return t.schema
+}
+
+func (t *memTool[A]) buildSchema() core.ToolSchema {
 	props := map[string]any{}
 	var required []string
 	for _, p := range t.params {

@@ -490,3 +490,18 @@ func TestToolSchemas(t *testing.T) {
 		}
 	}
 }
+
+// Every turn's catalogue asks each memory tool for its schema: it is built
+// once, and later calls allocate nothing (issue 25).
+func TestToolSchemasAreBuiltOnce(t *testing.T) {
+	m := memory.New(nil, memory.Options{})
+	for _, vt := range m.Tools() {
+		first := vt.Schema()
+		if n := testing.AllocsPerRun(20, func() { vt.Schema() }); n != 0 {
+			t.Errorf("%s: Schema allocates %.0f times a call; want it built once", first.Name, n)
+		}
+		if again := vt.Schema(); string(again.Parameters) != string(first.Parameters) {
+			t.Errorf("%s: schema changed between calls", first.Name)
+		}
+	}
+}
