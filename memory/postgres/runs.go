@@ -161,7 +161,7 @@ func (s *Store) ClaimCheckpoint(ctx context.Context, runID string) (core.Checkpo
 // Checkpoints returns the checkpoints of the conversation, oldest first;
 // every conversation's for an empty convKey. The two are separate queries
 // so that one conversation's uses its index: a generic plan of
-// "$1 = ” OR conv_key = $1" cannot.
+// "conv_key = $1 unless $1 is empty" cannot.
 func (s *Store) Checkpoints(ctx context.Context, convKey string) ([]core.Checkpoint, error) {
 	var cps []core.Checkpoint
 	err := s.read(ctx, func(q querier) error {

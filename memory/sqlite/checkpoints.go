@@ -52,7 +52,8 @@ func (s *Store) ClaimCheckpoint(ctx context.Context, runID string) (core.Checkpo
 }
 
 // Checkpoints of one conversation seek its index; every new message reads
-// them (issue 25: "? = ” OR conv_key = ?" scanned the whole table).
+// them (issue 25: one query for "this conversation, or all when the key
+// is empty" scanned the whole table).
 const (
 	checkpointsOfConv = `SELECT ` + checkpointCols + ` FROM checkpoints WHERE conv_key = ? ORDER BY created_at, rowid`
 	checkpointsAll    = `SELECT ` + checkpointCols + ` FROM checkpoints ORDER BY created_at, rowid`
