@@ -1,6 +1,10 @@
 package main
 
 import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/opsgate/opsgate/internal/deptest"
@@ -19,4 +23,38 @@ func TestBinaryLinksNoPrometheusClient(t *testing.T) {
 		"runtime/metrics":            "its init builds a table at every start; internal/metrics reads runtime.MemStats",
 		"expvar":                     "its init registers /debug/vars handlers and memstats; it came with client_golang",
 	})
+}
+
+// Issue 25: no opsgate package's init allocates more than a few
+// kilobytes. Start-up allocates close to the 4 MB at which Go's first
+// collection runs, and a bounded regexp in a package variable (recipe
+// names, {1,128}) had added 80 KB and 1,500 allocations to every start.
+// What a package needs at run time is built when first used.
+func TestOpsgatePackageInitsAllocateLittle(t *testing.T) {
+	const limit = 16 << 10
+	cmd := exec.Command(opsgateBinary(t), "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("opsgate version: %v\n%s", err, out)
+	}
+	seen := 0
+	for line := range strings.SplitSeq(string(out), "\n") {
+		// init github.com/opsgate/opsgate/x @2.8 ms, 0.01 ms clock, 10576 bytes, 36 allocs
+		f := strings.Fields(line)
+		if len(f) < 9 || f[0] != "init" || !strings.HasPrefix(f[1], "github.com/opsgate/opsgate/") {
+			continue
+		}
+		seen++
+		bytes, err := strconv.Atoi(f[7])
+		if err != nil || f[8] != "bytes," {
+			t.Fatalf("cannot read %q", line)
+		}
+		if bytes > limit {
+			t.Errorf("%s: its init allocates %d bytes; want at most %d (build what it needs when first used)", f[1], bytes, limit)
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("GODEBUG=inittrace=1 printed no opsgate package init:\n%s", out)
+	}
 }
