@@ -82,6 +82,14 @@ type Leased interface {
 	Lease() string
 }
 
+// Preparer is an adapter that can start, before the engine exists, what
+// its Run does first and needs no engine (asking the platform who the bot
+// is, setting its commands). serve calls Prepare while it opens the store,
+// so that the two overlap; Run waits for it.
+type Preparer interface {
+	Prepare(ctx context.Context)
+}
+
 // Router is an adapter that receives over HTTP on server.listen (webhooks,
 // Slack's HTTP mode): Routes returns its handlers by ServeMux pattern,
 // handing what they receive to e; nil when it receives otherwise.

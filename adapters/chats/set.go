@@ -150,6 +150,16 @@ func (s *Set) Health() []Health {
 	return out
 }
 
+// Prepare starts the preparation of every adapter that can get ready
+// without the engine ([Preparer]); each one's Run waits for its own.
+func (s *Set) Prepare(ctx context.Context) {
+	for _, m := range s.run {
+		if p, ok := m.c.(Preparer); ok {
+			p.Prepare(ctx)
+		}
+	}
+}
+
 // Run runs every adapter with e as its platform's engine ([As]), each
 // [Leased] one only while this process holds its lease, until ctx ends.
 // An adapter that fails (a revoked token) sends its error to errs, which

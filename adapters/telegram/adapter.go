@@ -47,6 +47,8 @@ type Adapter struct {
 	// continues (incidents.go).
 	threadKnown func(ctx context.Context, convKey string) bool
 	replies     *replyIndex
+	// prep is the Prepare the next Run waits for (prepare.go).
+	prep *prep
 }
 
 var (
@@ -56,6 +58,7 @@ var (
 	_ chats.Threader = (*Adapter)(nil)
 	_ chats.Leased   = (*Adapter)(nil)
 	_ chats.Router   = (*Adapter)(nil)
+	_ chats.Preparer = (*Adapter)(nil)
 )
 
 // New checks cfg and returns an adapter. It makes no network call.
@@ -167,6 +170,7 @@ func (a *Adapter) Run(ctx context.Context, e Engine) error {
 	if a.cfg.WebhookURL == "" {
 		a.forgetEpochs()
 	}
+	settled := a.prepared(ctx)
 	name, err := a.me(ctx)
 	for err != nil {
 		var re *render.Error
@@ -183,7 +187,9 @@ func (a *Adapter) Run(ctx context.Context, e Engine) error {
 	if len(a.allowed) == 0 {
 		a.log.Warn("telegram.allowed_users is empty: the bot refuses everyone")
 	}
-	a.setCommands(ctx)
+	if !settled {
+		a.settle(ctx)
+	}
 	if a.cfg.WebhookURL != "" {
 		_, err := a.bot(ctx).MakeRequest("setWebhook", tgbotapi.Params{
 			"url": a.cfg.WebhookURL, "secret_token": a.cfg.WebhookSecret,
@@ -196,10 +202,6 @@ func (a *Adapter) Run(ctx context.Context, e Engine) error {
 		a.log.Info("telegram: receiving updates by webhook", "bot", "@"+name, "path", a.WebhookPath())
 		<-ctx.Done()
 		return nil
-	}
-	// A webhook left from an earlier setup would make getUpdates fail.
-	if _, err := a.bot(ctx).MakeRequest("deleteWebhook", nil); err != nil {
-		a.log.Warn("telegram: delete webhook", "err", a.classify("delete webhook", err))
 	}
 	// getMe answered: the first long poll may hold for PollTimeout before
 	// it says more.

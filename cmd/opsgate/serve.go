@@ -61,6 +61,9 @@ func (e *env) serve(ctx context.Context, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	// The chats ask their platforms what they need (the bot's name, its
+	// commands) while the store opens.
+	chats.Prepare(ctx)
 	a, err := openApp(ctx, cfg, e.log, nil, asReplica(schedule.ReplicaName()))
 	if err != nil {
 		return e.fail(err)
