@@ -221,32 +221,24 @@ func (e *Engine) maybeResume(ctx context.Context, runID string) {
 	// With replicas, the run resumes where its conversation is held. A
 	// holder that cannot be claimed from nor signalled (it has just lost
 	// its liveness) is tried again by the next sweep (resumeDecided).
-	// While it is being resumed the session counts as busy, so the pause
-	// that just ended cannot release the conversation between this claim
-	// and the run's start (another replica would take the run up).
-	convKey := cp.ConvKey
-	e.mu.Lock()
-	e.sessionLocked(convKey).resuming++
-	e.mu.Unlock()
-	defer func() {
-		e.mu.Lock()
-		if s := e.sessions[convKey]; s != nil && s.resuming > 0 {
-			s.resuming--
-		}
-		e.mu.Unlock()
-	}()
+	// The claim counts the conversation busy until the run has started
+	// (claimFor), so the pause that just ended cannot release it in
+	// between (another replica would take the run up).
 	for try := 0; e.coord != nil; try++ {
 		if try == 3 {
 			return
 		}
-		held, err := e.claim(ctx, cp.ConvKey)
+		held, done, err := e.claimFor(ctx, cp.ConvKey)
 		if err != nil {
+			done()
 			e.log.Error("claim a conversation to resume its run", "run", runID, "err", err)
 			return
 		}
 		if held {
+			defer done()
 			break
 		}
+		done()
 		delivered, err := e.coord.Signal(ctx, Signal{Kind: SignalResume, ConvKey: cp.ConvKey, RunID: runID})
 		if err != nil {
 			e.log.Error("signal a resume to the conversation's holder", "run", runID, "err", err)

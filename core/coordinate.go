@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -55,13 +56,36 @@ const sweepEvery = 3 * time.Second
 // reading a slightly stale list of stored messages never runs one twice.
 const routedFor = 10 * time.Minute
 
-// claim asks the coordinator for a conversation; without one, every
-// conversation is this engine's.
-func (e *Engine) claim(ctx context.Context, convKey string) (bool, error) {
+// claimFor asks the coordinator for a conversation this engine is about
+// to start work in (without one, every conversation is this engine's),
+// and counts the conversation busy until done is called, which the caller
+// does once the work counts as busy itself (routed, started, queued) or
+// will not start. A release that found the conversation idle
+// (releaseIfIdle) thus either finishes before the claim, which takes the
+// conversation back or finds its new holder, or sees it busy: it can never
+// land after the claim and leave work going in a conversation no engine
+// holds, which another replica's sweep would then run too.
+func (e *Engine) claimFor(ctx context.Context, convKey string) (held bool, done func(), err error) {
 	if e.coord == nil {
-		return true, nil
+		return true, func() {}, nil
 	}
-	return e.coord.Claim(ctx, convKey)
+	e.releaseMu.Lock()
+	e.mu.Lock()
+	e.sessionLocked(convKey).claiming++
+	e.mu.Unlock()
+	e.releaseMu.Unlock()
+	var once sync.Once
+	done = func() {
+		once.Do(func() {
+			e.mu.Lock()
+			if s := e.sessions[convKey]; s != nil && s.claiming > 0 {
+				s.claiming--
+			}
+			e.mu.Unlock()
+		})
+	}
+	held, err = e.coord.Claim(ctx, convKey)
+	return held, done, err
 }
 
 // handOver signals a message stored here to the conversation's holder. When
@@ -88,8 +112,9 @@ func (e *Engine) handOver(ctx context.Context, in Inbound) {
 // pickUp claims the conversation and runs its stored messages that this
 // engine has not routed yet.
 func (e *Engine) pickUp(ctx context.Context, convKey string) {
-	held, err := e.claim(ctx, convKey)
+	held, done, err := e.claimFor(ctx, convKey)
 	if err != nil || !held {
+		done()
 		if err != nil {
 			e.log.Error("claim a conversation", "conv", convKey, "err", err)
 		}
@@ -97,6 +122,7 @@ func (e *Engine) pickUp(ctx context.Context, convKey string) {
 	}
 	pending, err := e.store.PendingInbound(ctx)
 	if err != nil {
+		done()
 		e.log.Error("read stored messages", "conv", convKey, "err", err)
 		return
 	}
@@ -108,6 +134,7 @@ func (e *Engine) pickUp(ctx context.Context, convKey string) {
 			n++
 		}
 	}
+	done()
 	if n == 0 {
 		e.releaseIfIdle(ctx, convKey)
 	}
@@ -132,15 +159,25 @@ func (e *Engine) releaseIfIdle(ctx context.Context, convKey string) {
 	if e.coord == nil {
 		return
 	}
+	e.releaseMu.Lock()
+	defer e.releaseMu.Unlock()
 	e.mu.Lock()
 	s := e.sessions[convKey]
-	busy := s != nil && (s.active != nil || len(s.queue) > 0 || s.resuming > 0)
+	busy := s != nil && (s.active != nil || len(s.queue) > 0 || s.claiming > 0)
 	e.mu.Unlock()
 	if !busy {
 		e.log.Debug("conversation released", "conv", convKey)
-		e.coord.Release(context.WithoutCancel(ctx), convKey)
+		// Bounded: claimFor waits for it.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+		defer cancel()
+		e.coord.Release(rctx, convKey)
 	}
 }
+
+// releaseTimeout bounds a Release, which every claim of this engine waits
+// for (releaseMu); a release that did not happen leaves the conversation
+// held until its lease runs out, as a dead holder's would.
+const releaseTimeout = 5 * time.Second
 
 // becameIdle is called when a conversation's session has run everything
 // it had: messages stored meanwhile for it (handed over while it ran) run

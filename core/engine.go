@@ -36,7 +36,10 @@ type Engine struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	closed   bool
+	// releaseMu makes a release's "is the conversation idle?" and its
+	// Release one step as far as claimFor is concerned (releaseIfIdle).
+	releaseMu sync.Mutex
+	closed    bool
 
 	busy       *busyCounter // active runs and subscribers' flushing lanes
 	sendErrors atomic.Int64
@@ -242,7 +245,7 @@ func (e *Engine) forgetIdle() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for key, s := range e.sessions {
-		if s.active != nil || len(s.queue) > 0 || s.resuming > 0 || e.now().Sub(s.idleSince) < e.cfg.ForgetIdleAfter {
+		if s.active != nil || len(s.queue) > 0 || s.claiming > 0 || e.now().Sub(s.idleSince) < e.cfg.ForgetIdleAfter {
 			continue
 		}
 		delete(e.sessions, key)

@@ -50,6 +50,8 @@ type harness struct {
 	display func([]core.Event, core.Event) []core.Event
 	// previewer is the engines' Deps.Previewer.
 	previewer core.Previewer
+	// coord is the engines' Deps.Coordinator.
+	coord core.Coordinator
 }
 
 type option func(*harness, *[]tools.ServerConfig)
@@ -86,6 +88,10 @@ func withPreviewer(p core.Previewer) option {
 	return func(h *harness, _ *[]tools.ServerConfig) { h.previewer = p }
 }
 
+func withCoordinator(c core.Coordinator) option {
+	return func(h *harness, _ *[]tools.ServerConfig) { h.coord = c }
+}
+
 func withServer(sc tools.ServerConfig) option {
 	return func(_ *harness, s *[]tools.ServerConfig) { *s = append(*s, sc) }
 }
@@ -120,6 +126,7 @@ func (h *harness) newEngine() (*core.Engine, *coretest.Recorder) {
 	d.Retriever = h.memory
 	d.Display = h.display
 	d.Previewer = h.previewer
+	d.Coordinator = h.coord
 	if h.wrap != nil {
 		d.Store = h.wrap(d.Store)
 	}

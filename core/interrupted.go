@@ -48,7 +48,9 @@ func (e *Engine) recoverInterrupted(ctx context.Context) int {
 			continue
 		}
 		// Held by a live engine: the run is going there.
-		if held, err := e.claim(ctx, r.ConvKey); err != nil || !held {
+		held, done, err := e.claimFor(ctx, r.ConvKey)
+		if err != nil || !held {
+			done()
 			continue
 		}
 		e.mu.Lock()
@@ -57,6 +59,7 @@ func (e *Engine) recoverInterrupted(ctx context.Context) int {
 		e.mu.Unlock()
 		// Read again: the list may be older than the run's end.
 		if cur, err := e.store.Run(ctx, r.ID); taken || err != nil || cur.Status != RunRunning {
+			done()
 			continue
 		}
 		// A message is retried once (docs/design.md §16): a run that was itself
@@ -64,11 +67,13 @@ func (e *Engine) recoverInterrupted(ctx context.Context) int {
 		// not run a third time.
 		if e.wasRetry(ctx, r) {
 			e.abandon(ctx, s, r)
+			done()
 			continue
 		}
 		e.mu.Lock()
 		if s.interrupted[r.ID] {
 			e.mu.Unlock()
+			done()
 			continue
 		}
 		if s.interrupted == nil {
@@ -82,6 +87,7 @@ func (e *Engine) recoverInterrupted(ctx context.Context) int {
 			s.queue = append([]job{j}, s.queue...)
 		}
 		e.mu.Unlock()
+		done()
 		e.log.Warn("taking up a run whose process stopped", "conv", r.ConvKey, "run", r.ID)
 		n++
 	}

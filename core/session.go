@@ -19,9 +19,11 @@ type session struct {
 	interrupted map[string]bool
 	// idleSince is when the session last had nothing to do.
 	idleSince time.Time
-	// resuming counts the paused runs being resumed here (between their
-	// conversation's claim and their start).
-	resuming int
+	// claiming counts the work this engine is starting here between its
+	// claim of the conversation and the work counting as busy (a message
+	// routed, a paused run resumed, an interrupted one taken up): see
+	// claimFor.
+	claiming int
 }
 
 // activeRun is the handle on the run a session is executing.
@@ -111,16 +113,21 @@ func (e *Engine) Handle(ctx context.Context, in Inbound) error {
 		e.log.Info("duplicate inbound message ignored", "conv", in.ConvKey, "message_id", in.MessageID)
 		return nil
 	}
-	held, err := e.claim(ctx, in.ConvKey)
+	held, done, err := e.claimFor(ctx, in.ConvKey)
 	switch {
 	case err != nil:
+		done()
 		// Stored: the sweep runs it once the conversation can be claimed.
 		e.log.Error("claim the conversation of a message; it runs later", "conv", in.ConvKey, "err", err)
 	case !held:
+		done()
 		e.handOver(ctx, in)
 	case e.firstRoute(in):
 		e.log.Debug("message routed here", "conv", in.ConvKey, "message_id", in.MessageID)
 		e.route(ctx, in)
+		done()
+	default:
+		done()
 	}
 	return nil
 }
@@ -138,11 +145,14 @@ func (e *Engine) Recover(ctx context.Context, match func(convKey string) bool) (
 		if match != nil && !match(in.ConvKey) {
 			continue
 		}
-		if held, err := e.claim(ctx, in.ConvKey); err != nil || !held || !e.firstRoute(in) {
+		held, done, err := e.claimFor(ctx, in.ConvKey)
+		if err != nil || !held || !e.firstRoute(in) {
+			done()
 			continue // its holder runs it, or the sweep does later
 		}
 		e.log.Info("running a message stored before a restart", "conv", in.ConvKey, "message_id", in.MessageID)
 		e.route(ctx, in)
+		done()
 		n++
 	}
 	n += e.recoverInterrupted(ctx)

@@ -1,0 +1,183 @@
+package core_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
+	"github.com/opsgate/opsgate/core/coretest/llmfake"
+)
+
+// memCoordinator is a Coordinator over holders kept in memory: a
+// conversation is held by one engine name at a time, as the PostgreSQL
+// coordinator's claims are. It serves one engine: no signal is ever
+// delivered to another.
+type memCoordinator struct {
+	name string
+	mu   sync.Mutex
+	held map[string]string // conversation -> holder
+	sigs chan core.Signal
+	// beforeRelease and onClaim, when set, run at each Release before it
+	// takes effect and at each Claim.
+	beforeRelease func(convKey string)
+	onClaim       func(convKey string)
+}
+
+func newMemCoordinator(name string) *memCoordinator {
+	return &memCoordinator{name: name, held: map[string]string{}, sigs: make(chan core.Signal)}
+}
+
+func (c *memCoordinator) Claim(_ context.Context, key string) (bool, error) {
+	if c.onClaim != nil {
+		c.onClaim(key)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h := c.held[key]; h != "" && h != c.name {
+		return false, nil
+	}
+	c.held[key] = c.name
+	return true, nil
+}
+
+func (c *memCoordinator) Release(_ context.Context, key string) {
+	if c.beforeRelease != nil {
+		c.beforeRelease(key)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held[key] == c.name {
+		delete(c.held, key)
+	}
+}
+
+func (c *memCoordinator) Signal(context.Context, core.Signal) (bool, error) { return false, nil }
+func (c *memCoordinator) Signals() <-chan core.Signal                     { return c.sigs }
+
+func (c *memCoordinator) holder(key string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.held[key]
+}
+
+// A conversation whose run just ended is being released when its next
+// message arrives: the release must not land after the new message's claim,
+// or the new run would go on in a conversation no engine holds, and another
+// replica's sweep would run the same stored message again. The release is
+// held at the coordinator while the message arrives; once it is let go,
+// the new run's conversation is still held here.
+func TestAReleaseNeverLandsAfterTheNextMessagesClaim(t *testing.T) {
+	c := newMemCoordinator("e1")
+	var armed atomic.Bool
+	releasing, letGo := make(chan struct{}, 1), make(chan struct{})
+	c.beforeRelease = func(key string) {
+		if key == conv && armed.CompareAndSwap(true, false) {
+			releasing <- struct{}{}
+			<-letGo
+		}
+	}
+	claimed := make(chan struct{}, 16)
+	c.onClaim = func(string) { claimed <- struct{}{} }
+	h := newHarness(t, withCoordinator(c))
+
+	h.llm.Push(llmfake.Reply{Text: "first answer"})
+	armed.Store(true)
+	h.say("first")
+	select {
+	case <-releasing:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first run's conversation was never released")
+	}
+	for len(claimed) > 0 {
+		<-claimed
+	}
+
+	hold := make(chan struct{})
+	h.llm.Push(llmfake.Reply{Text: "second answer", Hold: hold})
+	handled := make(chan error, 1)
+	go func() {
+		handled <- h.eng.Handle(context.Background(), core.Inbound{ConvKey: conv, MessageID: "m-second", User: alice, Text: "second"})
+	}()
+	// An engine that claims while the release is under way claims now; one
+	// that waits for the release does not claim before it is let go.
+	select {
+	case <-claimed:
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(letGo)
+	if err := <-handled; err != nil {
+		t.Fatal(err)
+	}
+	if reqs := h.llm.WaitRequests(2, 10*time.Second); len(reqs) < 2 {
+		t.Fatal("the second message's run never asked the model")
+	}
+	if got := c.holder(conv); got != "e1" {
+		t.Errorf("while the second message's run goes on, the conversation is held by %q; want e1", got)
+	}
+	close(hold)
+	h.rec.Wait(t, 10*time.Second, 2, coretest.Of(core.EventCompleted))
+}
+
+// The same for a paused run resumed at once: the approval is decided while
+// the pause's release is under way, and the resumed run goes on in a
+// conversation this engine still holds (round 3's fault suite caught the
+// interleaving under load, TestFaultSigtermMidToolCall; this is it,
+// forced).
+func TestAReleaseNeverLandsAfterAResumesClaim(t *testing.T) {
+	c := newMemCoordinator("e1")
+	var armed atomic.Bool
+	releasing, letGo := make(chan struct{}, 1), make(chan struct{})
+	c.beforeRelease = func(key string) {
+		if key == conv && armed.CompareAndSwap(true, false) {
+			releasing <- struct{}{}
+			<-letGo
+		}
+	}
+	claimed := make(chan struct{}, 16)
+	c.onClaim = func(string) { claimed <- struct{}{} }
+	h := newHarness(t, withCoordinator(c))
+	h.loadWriteTools()
+	hold := make(chan struct{})
+	h.llm.Push(toolCalls(call("c1", "scale_deployment", `{"name":"web","replicas":3}`)),
+		llmfake.Reply{Text: "web now has 3 replicas.", Hold: hold})
+	armed.Store(true)
+	h.say("scale web to 3")
+	a := h.pausedApproval(h.rec, 1)
+	select {
+	case <-releasing:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the paused run's conversation was never released")
+	}
+	for len(claimed) > 0 {
+		<-claimed
+	}
+
+	decided := make(chan error, 1)
+	go func() {
+		_, err := h.decide(a.ID, alice, true, "")
+		decided <- err
+	}()
+	select {
+	case <-claimed:
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(letGo)
+	if err := <-decided; err != nil {
+		t.Fatal(err)
+	}
+	if reqs := h.llm.WaitRequests(2, 10*time.Second); len(reqs) < 2 {
+		t.Fatal("the resumed run never asked the model again")
+	}
+	if got := c.holder(conv); got != "e1" {
+		t.Errorf("while the resumed run goes on, the conversation is held by %q; want e1", got)
+	}
+	close(hold)
+	h.rec.Wait(t, 10*time.Second, 2, coretest.Of(core.EventCompleted))
+	if n := len(h.k8s.Calls()); n != 1 {
+		t.Errorf("the approved call ran %d times; want once", n)
+	}
+}
