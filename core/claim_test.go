@@ -56,7 +56,7 @@ func (c *memCoordinator) Release(_ context.Context, key string) {
 }
 
 func (c *memCoordinator) Signal(context.Context, core.Signal) (bool, error) { return false, nil }
-func (c *memCoordinator) Signals() <-chan core.Signal                     { return c.sigs }
+func (c *memCoordinator) Signals() <-chan core.Signal                       { return c.sigs }
 
 func (c *memCoordinator) holder(key string) string {
 	c.mu.Lock()
