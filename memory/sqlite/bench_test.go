@@ -83,3 +83,39 @@ func BenchmarkSaveInboundParallel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkNewMessage is what the engine asks the store between a new
+// chat's message and its model request (figure 12's message → model): the
+// inbound message stored, then the conversation's checkpoints, record and
+// transcript read, each the first read after a write, and the run's start
+// committed.
+func BenchmarkNewMessage(b *testing.B) {
+	s := open(b, filepath.Join(b.TempDir(), "opsgate.db"))
+	ctx := b.Context()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		key := fmt.Sprintf("telegram:%d", i)
+		in := core.Inbound{ConvKey: key, MessageID: "1", User: core.Actor{ID: "U1"}, Text: "is checkout healthy?", Time: time.Now()}
+		if _, err := s.SaveInbound(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Checkpoints(ctx, key); err != nil {
+			b.Fatal(err)
+		}
+		conv, err := s.Conversation(ctx, key)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Messages(ctx, key); err != nil {
+			b.Fatal(err)
+		}
+		run := core.Run{ID: fmt.Sprint("r", i), ConvKey: key, Status: core.RunRunning, StartedAt: time.Now()}
+		conv.Title = "is checkout healthy?"
+		if err := s.Apply(ctx, core.Batch{ConvKey: key, CreateRun: &run, InboundDone: []core.Inbound{in}, Conversation: &conv,
+			Messages: []core.Message{{Role: core.RoleUser, Content: in.Text, RunID: run.ID, Time: time.Now()}}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
