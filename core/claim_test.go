@@ -64,6 +64,52 @@ func (c *memCoordinator) holder(key string) string {
 	return c.held[key]
 }
 
+// releaseGate holds the first Release of conv after arm at the
+// coordinator until let go, and notes every Claim.
+type releaseGate struct {
+	armed            atomic.Bool
+	releasing, letGo chan struct{}
+	claimed          chan struct{}
+}
+
+func gateReleases(c *memCoordinator) *releaseGate {
+	g := &releaseGate{releasing: make(chan struct{}, 1), letGo: make(chan struct{}), claimed: make(chan struct{}, 16)}
+	c.beforeRelease = func(key string) {
+		if key == conv && g.armed.CompareAndSwap(true, false) {
+			g.releasing <- struct{}{}
+			<-g.letGo
+		}
+	}
+	c.onClaim = func(string) { g.claimed <- struct{}{} }
+	return g
+}
+
+func (g *releaseGate) arm() { g.armed.Store(true) }
+
+// held waits until the armed release is being held.
+func (g *releaseGate) held(t *testing.T) {
+	t.Helper()
+	select {
+	case <-g.releasing:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the conversation was never released")
+	}
+	for len(g.claimed) > 0 {
+		<-g.claimed
+	}
+}
+
+// letGoAfterAClaim lets the release go once a claim was made meanwhile:
+// an engine that claims while the release is under way claims at once,
+// one that waits for the release does not claim before it is let go.
+func (g *releaseGate) letGoAfterAClaim() {
+	select {
+	case <-g.claimed:
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(g.letGo)
+}
+
 // A conversation whose run just ended is being released when its next
 // message arrives: the release must not land after the new message's claim,
 // or the new run would go on in a conversation no engine holds, and another
@@ -72,29 +118,13 @@ func (c *memCoordinator) holder(key string) string {
 // the new run's conversation is still held here.
 func TestAReleaseNeverLandsAfterTheNextMessagesClaim(t *testing.T) {
 	c := newMemCoordinator("e1")
-	var armed atomic.Bool
-	releasing, letGo := make(chan struct{}, 1), make(chan struct{})
-	c.beforeRelease = func(key string) {
-		if key == conv && armed.CompareAndSwap(true, false) {
-			releasing <- struct{}{}
-			<-letGo
-		}
-	}
-	claimed := make(chan struct{}, 16)
-	c.onClaim = func(string) { claimed <- struct{}{} }
+	g := gateReleases(c)
 	h := newHarness(t, withCoordinator(c))
 
 	h.llm.Push(llmfake.Reply{Text: "first answer"})
-	armed.Store(true)
+	g.arm()
 	h.say("first")
-	select {
-	case <-releasing:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the first run's conversation was never released")
-	}
-	for len(claimed) > 0 {
-		<-claimed
-	}
+	g.held(t)
 
 	hold := make(chan struct{})
 	h.llm.Push(llmfake.Reply{Text: "second answer", Hold: hold})
@@ -102,13 +132,7 @@ func TestAReleaseNeverLandsAfterTheNextMessagesClaim(t *testing.T) {
 	go func() {
 		handled <- h.eng.Handle(context.Background(), core.Inbound{ConvKey: conv, MessageID: "m-second", User: alice, Text: "second"})
 	}()
-	// An engine that claims while the release is under way claims now; one
-	// that waits for the release does not claim before it is let go.
-	select {
-	case <-claimed:
-	case <-time.After(300 * time.Millisecond):
-	}
-	close(letGo)
+	g.letGoAfterAClaim()
 	if err := <-handled; err != nil {
 		t.Fatal(err)
 	}
@@ -129,43 +153,23 @@ func TestAReleaseNeverLandsAfterTheNextMessagesClaim(t *testing.T) {
 // forced).
 func TestAReleaseNeverLandsAfterAResumesClaim(t *testing.T) {
 	c := newMemCoordinator("e1")
-	var armed atomic.Bool
-	releasing, letGo := make(chan struct{}, 1), make(chan struct{})
-	c.beforeRelease = func(key string) {
-		if key == conv && armed.CompareAndSwap(true, false) {
-			releasing <- struct{}{}
-			<-letGo
-		}
-	}
-	claimed := make(chan struct{}, 16)
-	c.onClaim = func(string) { claimed <- struct{}{} }
+	g := gateReleases(c)
 	h := newHarness(t, withCoordinator(c))
 	h.loadWriteTools()
 	hold := make(chan struct{})
 	h.llm.Push(toolCalls(call("c1", "scale_deployment", `{"name":"web","replicas":3}`)),
 		llmfake.Reply{Text: "web now has 3 replicas.", Hold: hold})
-	armed.Store(true)
+	g.arm()
 	h.say("scale web to 3")
 	a := h.pausedApproval(h.rec, 1)
-	select {
-	case <-releasing:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the paused run's conversation was never released")
-	}
-	for len(claimed) > 0 {
-		<-claimed
-	}
+	g.held(t)
 
 	decided := make(chan error, 1)
 	go func() {
 		_, err := h.decide(a.ID, alice, true, "")
 		decided <- err
 	}()
-	select {
-	case <-claimed:
-	case <-time.After(300 * time.Millisecond):
-	}
-	close(letGo)
+	g.letGoAfterAClaim()
 	if err := <-decided; err != nil {
 		t.Fatal(err)
 	}

@@ -14,16 +14,23 @@ import (
 // handshake is what Run asks the Bot API before it receives by polling.
 var handshake = []string{"getMe", "setMyCommands", "deleteWebhook"}
 
-// Issue 25: Prepare asks the Bot API what Run needs before there is an
-// engine (serve calls it while the store opens), and the Run that follows
-// does not ask again; a Run without a Prepare before it asks itself.
-func TestPreparedAdapterAsksTelegramOnceBeforeItHasAnEngine(t *testing.T) {
-	tg := telegramtest.New(t)
+// pollingAdapter is an adapter of tg that receives by long polling.
+func pollingAdapter(t *testing.T, tg *telegramtest.Server) *telegram.Adapter {
+	t.Helper()
 	ad, err := telegram.New(telegram.Config{Token: telegramtest.Token, APIURL: tg.URL,
 		AllowedUsers: []int64{alice.ID}, PollTimeout: time.Second}, coretest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ad
+}
+
+// Issue 25: Prepare asks the Bot API what Run needs before there is an
+// engine (serve calls it while the store opens), and the Run that follows
+// does not ask again; a Run without a Prepare before it asks itself.
+func TestPreparedAdapterAsksTelegramOnceBeforeItHasAnEngine(t *testing.T) {
+	tg := telegramtest.New(t)
+	ad := pollingAdapter(t, tg)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ad.Prepare(ctx)
@@ -74,11 +81,7 @@ func TestPreparedAdapterAsksTelegramOnceBeforeItHasAnEngine(t *testing.T) {
 // which retries until the Bot API answers.
 func TestRunAfterAFailedPrepareAsksAgain(t *testing.T) {
 	tg := telegramtest.New(t)
-	ad, err := telegram.New(telegram.Config{Token: telegramtest.Token, APIURL: tg.URL,
-		AllowedUsers: []int64{alice.ID}, PollTimeout: time.Second}, coretest.Logger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ad := pollingAdapter(t, tg)
 	tg.Outage()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
