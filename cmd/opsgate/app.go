@@ -47,6 +47,10 @@ type app struct {
 
 type appOptions struct {
 	replica string
+	// storeOpening runs just before the store is opened, once everything
+	// the configuration decides (model, tools, policy, redaction) has
+	// loaded: a mistake there has stopped openApp before it runs.
+	storeOpening func()
 }
 
 type appOption func(*appOptions)
@@ -54,6 +58,9 @@ type appOption func(*appOptions)
 // asReplica makes the engine share conversations with the other replicas
 // on the store, when the store can (PostgreSQL), as replica name.
 func asReplica(name string) appOption { return func(o *appOptions) { o.replica = name } }
+
+// whileStoreOpens runs f as the store starts opening (appOptions.storeOpening).
+func whileStoreOpens(f func()) appOption { return func(o *appOptions) { o.storeOpening = f } }
 
 // newModel builds the LLM client; it touches no network.
 func newModel(cfg *config.Config) (*llm.Client, error) {
@@ -143,6 +150,9 @@ func openApp(ctx context.Context, cfg *config.Config, log *slog.Logger, sender c
 	if err != nil {
 		host.Close()
 		return nil, err
+	}
+	if o.storeOpening != nil {
+		o.storeOpening()
 	}
 	store, err := openStore(ctx, cfg)
 	if err != nil {

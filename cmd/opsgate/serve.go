@@ -62,9 +62,9 @@ func (e *env) serve(ctx context.Context, args []string) int {
 		return e.fail(err)
 	}
 	// The chats ask their platforms what they need (the bot's name, its
-	// commands) while the store opens.
-	chats.Prepare(ctx)
-	a, err := openApp(ctx, cfg, e.log, nil, asReplica(schedule.ReplicaName()))
+	// commands) while the store opens, once nothing the configuration
+	// decides can stop the start any more.
+	a, err := openApp(ctx, cfg, e.log, nil, asReplica(schedule.ReplicaName()), whileStoreOpens(func() { chats.Prepare(ctx) }))
 	if err != nil {
 		return e.fail(err)
 	}
