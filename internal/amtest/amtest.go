@@ -16,9 +16,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,9 +24,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/opsgate/opsgate/core/coretest"
+	"github.com/opsgate/opsgate/internal/proctest"
 )
 
 // Version is the Alertmanager release the tests run.
@@ -96,7 +96,7 @@ type Alertmanager struct {
 	URL string
 	t   testing.TB
 	cmd *exec.Cmd
-	log *syncBuffer
+	log *coretest.SyncBuffer
 
 	mu    sync.Mutex
 	fired map[string]Alert // by the alert's labels, for Resolve
@@ -119,11 +119,12 @@ func Start(t testing.TB, c Config) *Alertmanager {
 	if err := os.WriteFile(cfgPath, []byte(configYAML(c)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	port, err := freePort()
+	ports, err := proctest.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	am := &Alertmanager{URL: "http://127.0.0.1:" + strconv.Itoa(port), t: t, log: &syncBuffer{}, fired: map[string]Alert{}}
+	port := ports[0]
+	am := &Alertmanager{URL: "http://127.0.0.1:" + strconv.Itoa(port), t: t, log: &coretest.SyncBuffer{}, fired: map[string]Alert{}}
 	am.cmd = exec.Command(bin,
 		"--config.file="+cfgPath,
 		"--storage.path="+filepath.Join(dir, "data"),
@@ -132,20 +133,14 @@ func Start(t testing.TB, c Config) *Alertmanager {
 		"--log.level=debug",
 	)
 	am.cmd.Stdout, am.cmd.Stderr = am.log, am.log
-	if err := am.cmd.Start(); err != nil {
+	if err := proctest.Start(am.cmd); err != nil {
 		t.Fatalf("amtest: start %s: %v", bin, err)
 	}
 	pid := am.cmd.Process.Pid
 	exited := make(chan struct{})
 	go func() { am.cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			<-exited
-		}
+		proctest.Stop(pid, exited, 10*time.Second)
 		if t.Failed() {
 			t.Logf("alertmanager log:\n%s", am.log.String())
 		}
@@ -287,34 +282,4 @@ func webhooks(urls []string, token string) string {
 			"        http_config:\n          authorization:\n            type: Bearer\n            credentials: " + token + "\n")
 	}
 	return b.String()
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	addr, ok := l.Addr().(*net.TCPAddr)
-	if !ok {
-		return 0, errors.New("amtest: not a TCP address")
-	}
-	return addr.Port, nil
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

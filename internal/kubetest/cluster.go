@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,9 +17,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/opsgate/opsgate/internal/proctest"
 )
 
 // startTimeout bounds a start until every part answers. It is 3–4 s on an
@@ -156,7 +156,7 @@ func (c *Cluster) start() error {
 		return fmt.Errorf("certificates: %w", err)
 	}
 	c.CA = p.caPEM
-	ports, err := freePorts(4)
+	ports, err := proctest.FreePorts(4)
 	if err != nil {
 		return err
 	}
@@ -259,9 +259,8 @@ func (c *Cluster) run(name string, args ...string) error {
 	cmd := exec.Command(filepath.Join(c.bin, name), args...)
 	cmd.Dir = c.Dir
 	cmd.Stdout, cmd.Stderr = log, log
-	detach(cmd)
 	p := &proc{name: name, cmd: cmd, log: log.Name(), exited: make(chan struct{})}
-	if err := start(cmd); err != nil {
+	if err := proctest.Start(cmd); err != nil {
 		return fmt.Errorf("start %s: %w", name, err)
 	}
 	c.procs = append(c.procs, p)
@@ -343,13 +342,7 @@ func (c *Cluster) Stop() {
 	c.mu.Unlock()
 	for i := len(c.procs) - 1; i >= 0; i-- {
 		p := c.procs[i]
-		signalGroup(p.cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-p.exited:
-		case <-time.After(5 * time.Second):
-			signalGroup(p.cmd.Process.Pid, syscall.SIGKILL)
-			<-p.exited
-		}
+		proctest.Stop(p.cmd.Process.Pid, p.exited, 5*time.Second)
 	}
 	if c.http != nil {
 		c.http.CloseIdleConnections()
@@ -481,25 +474,10 @@ func sweep() {
 		if err != nil {
 			continue // not (yet) a cluster's
 		}
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid != os.Getpid() && !alive(pid) {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid != os.Getpid() && !proctest.Alive(pid) {
 			os.RemoveAll(d)
 		}
 	}
-}
-
-// freePorts returns n distinct free ports of 127.0.0.1 (held open together
-// so that none is handed out twice).
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 func randomHex() string {
