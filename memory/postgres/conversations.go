@@ -18,7 +18,8 @@ import (
 func (s *Store) SaveInbound(ctx context.Context, in core.Inbound) (first bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		first = false
-		if err := ensureConversation(ctx, tx, in.ConvKey); err != nil {
+		created, err := createConversation(ctx, tx, in.ConvKey)
+		if err != nil {
 			return err
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO inbound (conv_key, message_id, user_id, user_name, text, time, stored_at, run_id)
@@ -29,6 +30,9 @@ func (s *Store) SaveInbound(ctx context.Context, in core.Inbound) (first bool, e
 			return err // a redelivery is no activity
 		}
 		first = true
+		if created {
+			return nil // its activity is this message already
+		}
 		return touchConversation(ctx, tx, in.ConvKey)
 	})
 	if err != nil {
@@ -158,12 +162,19 @@ func updateConversation(ctx context.Context, tx pgx.Tx, c core.Conversation) err
 // ensureConversation creates the conversation key when it is missing, so
 // that any method may be the first to use a conversation.
 func ensureConversation(ctx context.Context, tx pgx.Tx, key string) error {
-	if err := lock(ctx, tx, "activity"); err != nil {
-		return err
-	}
-	_, err := tx.Exec(ctx, `INSERT INTO conversations (key, created_at, updated_at)
-		VALUES ($1, $2, `+nextActivity+`) ON CONFLICT (key) DO NOTHING`, key, time.Now())
+	_, err := createConversation(ctx, tx, key)
 	return err
+}
+
+// createConversation is ensureConversation saying whether it created the
+// conversation, whose activity is then now (no touch needed).
+func createConversation(ctx context.Context, tx pgx.Tx, key string) (created bool, err error) {
+	if err := lock(ctx, tx, "activity"); err != nil {
+		return false, err
+	}
+	tag, err := tx.Exec(ctx, `INSERT INTO conversations (key, created_at, updated_at)
+		VALUES ($1, $2, `+nextActivity+`) ON CONFLICT (key) DO NOTHING`, key, time.Now())
+	return err == nil && tag.RowsAffected() == 1, err
 }
 
 // touchConversation records activity in the conversation key, creating it

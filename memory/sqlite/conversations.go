@@ -17,7 +17,8 @@ import (
 // conversation.
 func (s *Store) SaveInbound(ctx context.Context, in core.Inbound) (first bool, err error) {
 	err = s.inTx(ctx, func(tx *txn) error {
-		if err := ensureConversation(ctx, tx, in.ConvKey); err != nil {
+		created, err := createConversation(ctx, tx, in.ConvKey)
+		if err != nil {
 			return err
 		}
 		// The conflict target names the partial unique index, so messages
@@ -35,6 +36,9 @@ func (s *Store) SaveInbound(ctx context.Context, in core.Inbound) (first bool, e
 			return err // a redelivery is no activity
 		}
 		first = true
+		if created {
+			return nil // its activity is this message already
+		}
 		return touchConversation(ctx, tx, in.ConvKey)
 	})
 	if err != nil {

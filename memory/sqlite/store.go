@@ -213,10 +213,21 @@ func fromMicros(n sql.NullInt64) time.Time {
 // ensureConversation creates the conversation key when it is missing, so
 // that any method may be the first to use a conversation.
 func ensureConversation(ctx context.Context, q queryer, key string) error {
-	_, err := q.exec(ctx, `INSERT INTO conversations (key, created_at, updated_at)
+	_, err := createConversation(ctx, q, key)
+	return err
+}
+
+// createConversation is ensureConversation saying whether it created the
+// conversation, whose activity is then now (no touch needed).
+func createConversation(ctx context.Context, q queryer, key string) (created bool, err error) {
+	res, err := q.exec(ctx, `INSERT INTO conversations (key, created_at, updated_at)
 		VALUES (?1, ?2, `+nextActivity+`) ON CONFLICT (key) DO NOTHING`,
 		key, micros(time.Now()))
-	return err
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 // touchConversation records activity in the conversation key, creating it
