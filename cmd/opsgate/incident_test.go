@@ -418,6 +418,9 @@ func TestTimelineCommandInEveryChat(t *testing.T) {
 	// The console's timeline view of the Slack thread, from its page.
 	b := c.console()
 	b.Navigate(c.s.base + "/#/c/" + url.PathEscape("slack:"+slacktest.TeamID+":C0OPS:"+root))
+	// Click once the conversation has loaded, as a person would: a click
+	// while its transcript is still arriving can land where the link was.
+	b.WaitText("#timeline", "Slack: all pods Running.")
 	b.Click("#timeline-link")
 	b.WaitText("#timeline-rows", "are the pods ok on slack?")
 	b.WaitText("#timeline-rows", "Slack: all pods Running.")
