@@ -50,6 +50,12 @@ func (e *Engine) stageAudit(rs *runState, entry AuditEntry) {
 // the staged writes stay staged for the next commit; b's are the caller's
 // to handle.
 func (e *Engine) commit(ctx context.Context, rs *runState, b Batch) error {
+	if st := rs.starting; st != nil {
+		// Writes of a run follow its start (writeStart).
+		if <-st.done; st.err != nil {
+			return st.err
+		}
+	}
 	b.ConvKey = rs.run.ConvKey
 	b.Messages = append(rs.staged.msgs[:len(rs.staged.msgs):len(rs.staged.msgs)], b.Messages...)
 	b.Audit = append(rs.staged.audit[:len(rs.staged.audit):len(rs.staged.audit)], b.Audit...)

@@ -2,7 +2,9 @@ package core_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/opsgate/opsgate/core"
+	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
@@ -167,10 +170,16 @@ func TestMessageToModelMakesOnlyRoundOneStoreCalls(t *testing.T) {
 	for turn := 1; turn <= 2; turn++ {
 		h.say(fmt.Sprintf("is checkout healthy? (%d)", turn))
 		h.rec.WaitCompleted(t, turn)
-		got := log.between("SaveInbound", "<model>")
-		want := []string{"SaveInbound", "Checkpoints", "Conversation", "Messages", "Apply"}
+		// The run's start (Apply) is written while the model is asked
+		// (TestModelIsAskedWhileTheRunStartIsWritten): it may be noted
+		// on either side of the request, but only once.
+		got := slices.DeleteFunc(log.between("SaveInbound", "<model>"), func(s string) bool { return s == "Apply" })
+		want := []string{"SaveInbound", "Checkpoints", "Conversation", "Messages"}
 		if d := cmp.Diff(want, got); d != "" {
-			t.Fatalf("turn %d: store calls from the message to the model's request (-want +got):\n%s", turn, d)
+			t.Fatalf("turn %d: store calls from the message to the model's request, the run's start aside (-want +got):\n%s", turn, d)
+		}
+		if n := log.count("Apply"); n != 2 {
+			t.Fatalf("turn %d: %d commits; want 2 (the run's start and its end)", turn, n)
 		}
 		if err := h.eng.Wait(context.Background()); err != nil {
 			t.Fatal(err)
@@ -287,5 +296,127 @@ func TestMemoryIsRetrievedWhileTheRunStartIsWritten(t *testing.T) {
 	reqs := h.llm.Requests()
 	if len(reqs) != 1 || !strings.Contains(fmt.Sprint(reqs[0].Messages), "roll back with helm (how do I roll back?)") {
 		t.Errorf("the model's request lacks the turn's memory: %v", reqs)
+	}
+}
+
+// startHold is a store whose commit of a run's start waits (up to five
+// seconds) for the model to be asked, notes whether it was, and then
+// fails when fail is set.
+type startHold struct {
+	core.Store
+	asked    chan struct{}
+	overlaps chan bool
+	fail     bool
+}
+
+func newStartHold(fail bool) *startHold {
+	return &startHold{asked: make(chan struct{}), overlaps: make(chan bool, 1), fail: fail}
+}
+
+func (g *startHold) Apply(ctx context.Context, b core.Batch) error {
+	if b.CreateRun != nil {
+		select {
+		case <-g.asked:
+			g.overlaps <- true
+		case <-time.After(5 * time.Second):
+			g.overlaps <- false
+		}
+		if g.fail {
+			return errors.New("disk I/O error")
+		}
+	}
+	return g.Store.Apply(ctx, b)
+}
+
+// A new run's first model request does not wait for its start to be
+// written (issue 25: that commit's fsync was a share of message to
+// model); the model thinks while the disk writes. Nobody sees anything of
+// the run before its start is stored, and then sees it whole and in
+// order: ready, the title, then what the model said.
+func TestModelIsAskedWhileTheRunStartIsWritten(t *testing.T) {
+	hold := newStartHold(false)
+	h := newHarness(t, withStoreWrapper(func(s core.Store) core.Store { hold.Store = s; return hold }))
+	shownWhenAsked := -1
+	h.llm.SetResponder(func(llmfake.Request) llmfake.Reply {
+		shownWhenAsked = len(h.rec.Events())
+		close(hold.asked)
+		return text("checkout is healthy")
+	})
+	h.say("is checkout healthy?")
+	done := h.rec.WaitCompleted(t, 1)
+	if !<-hold.overlaps {
+		t.Fatal("the model was asked only after the run's start was written")
+	}
+	if shownWhenAsked != 0 {
+		t.Errorf("%d events were shown before the run's start was stored; want none", shownWhenAsked)
+	}
+	if done.Status != core.RunDone {
+		t.Fatalf("run ended %s; want done:\n%s", done.Status, coretest.Dump(h.rec.Events()))
+	}
+	evs := h.rec.RunEvents(done.RunID)
+	if evs[0].Type != core.EventReady {
+		t.Errorf("first event %s; want ready:\n%s", evs[0].Type, coretest.Dump(evs))
+	}
+	assertOrder(t, evs, core.EventReady, core.EventConversationTitle, core.EventGenerationStart, core.EventToken, core.EventCompleted)
+	for i := 1; i < len(evs); i++ {
+		if evs[i].Seq <= evs[i-1].Seq {
+			t.Fatalf("event %d (%s) numbered %d after %d:\n%s", i, evs[i].Type, evs[i].Seq, evs[i-1].Seq, coretest.Dump(evs))
+		}
+	}
+	if err := h.eng.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := h.eng.Events(t.Context(), core.EventQuery{ConvKey: conv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept) != len(evs) {
+		t.Errorf("%d events kept, %d shown", len(kept), len(evs))
+	}
+}
+
+// When a run's start cannot be written, the model may already have
+// answered (it was asked meanwhile): nothing of its answer is shown, no
+// tool it asked for runs, and the run says it could not start, as it did
+// when the model was asked only after the start. The message stays
+// pending, to be answered once the store takes writes again.
+func TestARunWhoseStartIsNotWrittenShowsNothingOfIt(t *testing.T) {
+	hold := newStartHold(true)
+	h := newHarness(t, withStoreWrapper(func(s core.Store) core.Store { hold.Store = s; return hold }))
+	h.llm.SetResponder(func(llmfake.Request) llmfake.Reply {
+		close(hold.asked)
+		return llmfake.Reply{Text: "let me look at the pods", ToolCalls: []llmfake.ToolCall{call("c1", "get_pods", `{"namespace":"prod"}`)}}
+	})
+	h.say("what runs in prod?")
+	done := h.rec.WaitCompleted(t, 1)
+	if !<-hold.overlaps {
+		t.Fatal("the model was not asked while the run's start was written: the test needs it to be")
+	}
+	if err := h.eng.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	evs := h.rec.Events()
+	var types []core.EventType
+	for _, ev := range evs {
+		types = append(types, ev.Type)
+	}
+	if d := cmp.Diff([]core.EventType{core.EventWorkflowError, core.EventCompleted}, types); d != "" {
+		t.Fatalf("events shown (-want +got):\n%s\n%s", d, coretest.Dump(evs))
+	}
+	if done.Status != core.RunError || !strings.Contains(evs[0].Error, "could not start") || !strings.Contains(evs[0].Error, "disk I/O error") {
+		t.Errorf("the run ended %s with %q; want error, could not start, and why", done.Status, evs[0].Error)
+	}
+	if got := calledTools(h.k8s); len(got) != 0 {
+		t.Errorf("tools ran for a run that was never stored: %v", got)
+	}
+	if _, err := h.store.Run(t.Context(), done.RunID); !errors.Is(err, core.ErrNotFound) {
+		t.Errorf("the run is in the store (err %v); want it not found", err)
+	}
+	pending, err := h.store.PendingInbound(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pending) != 1 || pending[0].Text != "what runs in prod?" {
+		t.Errorf("pending messages %+v; want the one whose run could not start", pending)
 	}
 }

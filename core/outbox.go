@@ -28,6 +28,13 @@ type outbox struct {
 	shown []Event
 	// failing is set while the store refuses to reserve numbers.
 	failing bool
+	// heldRun's events wait in held, as emitted, while its start is being
+	// written (hold): none is numbered, kept or published before the run
+	// is in the store (adopt), and none at all if it never is (dropped,
+	// until unhold).
+	heldRun string
+	held    []Event
+	dropped bool
 }
 
 func newOutbox(e *Engine, convKey string) *outbox {
@@ -89,19 +96,58 @@ func (o *outbox) nextSeq(runID string, now time.Time) int64 {
 	return o.next
 }
 
+// hold makes run runID's events wait until adopt or drop: its start is
+// being written while the run goes on (docs/design.md §2).
+func (o *outbox) hold(runID string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.heldRun, o.held, o.dropped = runID, o.held[:0], false
+}
+
 // adopt makes the block ending at last, reserved with the start of run
 // runID (Batch.Seq), the one its events are numbered from, so the run's
 // first event costs no store call of its own. A block that numbers
 // already given out here reach (used while the store was down, or taken
 // from a later block meanwhile) is left alone: nextSeq reserves anew.
-func (o *outbox) adopt(runID string, last int64) {
+// Then it emits first, and the run's events held meanwhile, in the order
+// they were emitted.
+func (o *outbox) adopt(runID string, last int64, first ...Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if last <= 0 || last-seqBlock < o.next {
+	if last > 0 && last-seqBlock >= o.next {
+		o.run, o.at = runID, o.e.now()
+		o.next, o.last = last-seqBlock, last
+	}
+	for _, ev := range first {
+		o.emitLocked(runID, ev)
+	}
+	if o.heldRun != runID {
 		return
 	}
-	o.run, o.at = runID, o.e.now()
-	o.next, o.last = last-seqBlock, last
+	held := o.held
+	o.heldRun, o.held = "", nil
+	for _, ev := range held {
+		o.emitLocked(runID, ev)
+	}
+}
+
+// drop discards run runID's held events, and those it emits until
+// unhold: its start was not written, so the run never happened.
+func (o *outbox) drop(runID string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.heldRun == runID {
+		o.held, o.dropped = nil, true
+	}
+}
+
+// unhold lets run runID's events through again, after drop.
+func (o *outbox) unhold(runID string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.heldRun == runID {
+		o.heldRun, o.held, o.dropped = "", nil, false
+	}
 }
 
 // Waiting for the store to reserve numbers: at most seqWait, or
@@ -145,9 +191,23 @@ func (o *outbox) reserve(n int64) (int64, error) {
 func (o *outbox) emit(runID string, ev Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	ev.Time = o.e.now()
+	if runID == o.heldRun {
+		if !o.dropped {
+			o.held = append(o.held, ev)
+		}
+		return
+	}
+	o.emitLocked(runID, ev)
+}
+
+// emitLocked is emit of an event stamped with its time; o.mu is held.
+func (o *outbox) emitLocked(runID string, ev Event) {
+	if ev.Time.IsZero() {
+		ev.Time = o.e.now()
+	}
 	ev.ConvKey = o.convKey
 	ev.RunID = runID
-	ev.Time = o.e.now()
 	shown := append(o.shown[:0], ev)
 	if o.e.display != nil {
 		shown = o.e.display(o.shown[:0], ev)

@@ -22,6 +22,7 @@ type runState struct {
 	memoryMsg string          // memory_prepare's additional system message for this turn
 	memLoaded bool
 	memAhead  *memoryFetch    // the turn's memory, retrieved while the run's start was written
+	starting  *runStart       // the run's start, while it is being written (newRun)
 	reported  map[string]bool // unavailable toolsets already told to the user
 	started   time.Time
 	staged    staged // writes waiting for the run's next commit (commit.go)
@@ -66,12 +67,17 @@ func (e *Engine) execute(s *session, a *activeRun, j job) {
 		if runID == "" {
 			runID = newID()
 		}
-		s.out.emit(runID, Event{Type: EventWorkflowError, Error: "opsgate could not start this run: " + err.Error(), Text: "opsgate could not start this run: " + err.Error()})
-		s.out.emit(runID, Event{Type: EventCompleted, Status: RunError})
+		e.couldNotStart(s.out, runID, err)
 		return
 	}
 	n := nodeEntry
 	for n != nodeEnd {
+		// Only the model's first request goes ahead of the run's start
+		// being in the store: no tool runs and nothing is recorded
+		// before it is.
+		if n != nodeEntry && n != nodeMemory && n != nodeModel && e.startFailed(rs) {
+			return
+		}
 		switch n {
 		case nodeEntry:
 			n = e.entry(a.ctx, rs)
@@ -86,6 +92,7 @@ func (e *Engine) execute(s *session, a *activeRun, j job) {
 			n = nodeEnd
 		}
 	}
+	e.startFailed(rs) // the graph always ends through final, which waited
 }
 
 // conversationSoFar reads what a new run starts from: the conversation and
@@ -132,19 +139,75 @@ func (e *Engine) newRun(ctx context.Context, s *session, a *activeRun, in Inboun
 	// first events need no store call of their own.
 	seq := &SeqBlock{ConvKey: s.key, N: seqBlock}
 	start := Batch{CreateRun: &run, InboundDone: []Inbound{in}, Seq: seq}
+	first := []Event{{Type: EventReady}}
 	if fresh {
 		conv.Title = title(in.Text)
 		start.Conversation = &conv
+		first = append(first, Event{Type: EventConversationTitle, Text: conv.Title})
 	}
-	if err := e.commit(ctx, rs, start); err != nil {
-		return nil, err
-	}
-	s.out.adopt(run.ID, seq.Last)
-	s.out.emit(run.ID, Event{Type: EventReady})
-	if fresh {
-		s.out.emit(run.ID, Event{Type: EventConversationTitle, Text: conv.Title})
-	}
+	e.writeStart(ctx, rs, start, first)
 	return rs, nil
+}
+
+// runStart is a new run's start (its first commit) being written.
+type runStart struct {
+	done chan struct{}
+	err  error
+}
+
+// writeStart commits a new run's start while the run goes on to its
+// memory and its model's first request (issue 25): the request then does
+// not wait for the commit's fsync, and the commit is done by the time
+// the model answers. Until it is done the run's events are held
+// (outbox.hold), so nobody sees the run, its tokens included, before it
+// is stored; the graph waits for it before any later step (execute). If
+// the commit fails, the events are dropped and the run ends as one that
+// could not start (startFailed): a crash or a store that refuses the
+// write leaves the message pending, as before, and the model's answer
+// unseen.
+func (e *Engine) writeStart(ctx context.Context, rs *runState, b Batch, first []Event) {
+	b.ConvKey = rs.run.ConvKey
+	b.Messages = append(rs.staged.msgs, b.Messages...)
+	b.Audit = append(rs.staged.audit, b.Audit...)
+	rs.staged = staged{}
+	st := &runStart{done: make(chan struct{})}
+	rs.starting = st
+	id, out := rs.run.ID, rs.out
+	out.hold(id)
+	go func() {
+		defer close(st.done)
+		if err := e.store.Apply(ctx, b); err != nil {
+			st.err = fmt.Errorf("core: store: %w", err)
+			out.drop(id)
+			return
+		}
+		out.adopt(id, b.Seq.Last, first...)
+	}()
+}
+
+// startFailed waits for the run's start to be written, if it is being,
+// and reports whether it failed, in which case the run has ended: it says
+// so, and nothing of it is recorded.
+func (e *Engine) startFailed(rs *runState) bool {
+	st := rs.starting
+	if st == nil {
+		return false
+	}
+	<-st.done
+	rs.starting = nil
+	if st.err == nil {
+		return false
+	}
+	e.log.Error("run could not start", "conv", rs.run.ConvKey, "run", rs.run.ID, "err", st.err)
+	rs.out.unhold(rs.run.ID)
+	e.couldNotStart(rs.out, rs.run.ID, st.err)
+	return true
+}
+
+// couldNotStart tells the conversation that run runID could not start.
+func (e *Engine) couldNotStart(out *outbox, runID string, err error) {
+	out.emit(runID, Event{Type: EventWorkflowError, Error: "opsgate could not start this run: " + err.Error(), Text: "opsgate could not start this run: " + err.Error()})
+	out.emit(runID, Event{Type: EventCompleted, Status: RunError})
 }
 
 func (e *Engine) resumeRun(ctx context.Context, s *session, a *activeRun, cp Checkpoint) (*runState, error) {
