@@ -54,6 +54,9 @@ type Engine struct {
 	// unrecorded are the runs that ended here whose end the store refused
 	// (unrecorded.go).
 	unrecorded map[string]Batch
+	// previewing are the approvals whose preview this engine is working
+	// out (startPreview).
+	previewing map[string]bool
 }
 
 // NewEngine checks the configuration and returns an engine; it starts nothing.
@@ -82,6 +85,7 @@ func NewEngine(cfg Config, d Deps) (*Engine, error) {
 		runs:         map[RunStatus]int64{},
 		coord:        d.Coordinator,
 		routed:       map[string]time.Time{},
+		previewing:   map[string]bool{},
 		virtual:      map[string]VirtualTool{},
 		display:      d.Display,
 		showApproval: d.DisplayApproval,
@@ -127,6 +131,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			return nil
 		case <-t.C:
 			e.ExpireApprovals(ctx)
+			e.finishOrphanedPreviews(ctx)
 			e.recordEnds(ctx)
 			e.forgetIdle()
 			if e.now().Sub(pruned) >= time.Hour {

@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/opsgate/opsgate/core"
 	"github.com/opsgate/opsgate/core/coretest"
+	"github.com/opsgate/opsgate/core/coretest/enginetest"
 )
 
 // replicaPreviewer previews scale_deployment from a replica count the test
@@ -215,5 +217,106 @@ func TestLatePreviewIsNotCheckedForStaleness(t *testing.T) {
 	stored, err := h.store.Approval(context.Background(), a.ID)
 	if err != nil || stored.Preview == nil || stored.Preview.Status != core.PreviewReady || stored.Preview.Hash != "" {
 		t.Errorf("a late preview is stored as %+v (%v), want ready without a hash", stored.Preview, err)
+	}
+}
+
+// refusePreviews is a store that does not keep approvals' previews, as
+// the process working one out never does if it dies first.
+type refusePreviews struct{ core.Store }
+
+func (r refusePreviews) Apply(ctx context.Context, b core.Batch) error {
+	if len(b.Previews) > 0 {
+		return errors.New("the process working it out died")
+	}
+	return r.Store.Apply(ctx, b)
+}
+
+// sweepCount is a store that counts the reads of every paused run, which
+// each sweep for orphaned previews makes.
+type sweepCount struct {
+	core.Store
+	n atomic.Int64
+}
+
+func (s *sweepCount) Checkpoints(ctx context.Context, convKey string) ([]core.Checkpoint, error) {
+	if convKey == "" {
+		s.n.Add(1)
+	}
+	return s.Store.Checkpoints(ctx, convKey)
+}
+
+// A preview that the process which paused the run never stored (it died
+// while working it out, or the store refused the write) is worked out
+// again by another engine's sweep, stored and shown on the card, instead
+// of the card saying "working it out…" for as long as the approval
+// waits. A younger one is left to the process working it out.
+func TestAPreviewNobodyStoredIsWorkedOutAgain(t *testing.T) {
+	first := &replicaPreviewer{}
+	first.live.Store(2)
+	h := newHarness(t, withPreviewer(first), withStoreWrapper(func(s core.Store) core.Store { return refusePreviews{s} }))
+	h.loadWriteTools()
+	h.llm.Push(toolCalls(call("c1", "scale_deployment", `{"name":"web","replicas":3}`)), text("web has 3."))
+	h.say("scale web to 3")
+	a := h.pausedApproval(h.rec, 1)
+	if err := h.eng.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := h.store.Approval(t.Context(), a.ID); err != nil || got.Preview == nil || got.Preview.Status != core.PreviewPending {
+		t.Fatalf("the test needs a preview nobody stored; the approval has %+v (%v)", got.Preview, err)
+	}
+
+	// Another replica, whose clock the test moves on.
+	second := &replicaPreviewer{}
+	second.live.Store(2)
+	var skew atomic.Int64
+	rec := coretest.NewRecorder()
+	d := h.stack.Deps(t, rec)
+	counted := &sweepCount{Store: d.Store}
+	d.Store = counted
+	d.Previewer = second
+	d.Now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	cfg := h.cfg
+	cfg.ExpirySweep = 5 * time.Millisecond
+	eng := enginetest.Engine(t, cfg, d)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { eng.Run(ctx); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		eng.Shutdown(sctx)
+	})
+
+	for deadline := time.Now().Add(10 * time.Second); counted.n.Load() < 3; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sweeps read the paused runs in 10 s; want 3 (every ExpirySweep)", counted.n.Load())
+		}
+	}
+	second.mu.Lock()
+	early := second.calls
+	second.mu.Unlock()
+	if early != 0 {
+		t.Fatalf("a preview %s old was worked out again %d times; want none before %s", time.Since(a.CreatedAt).Round(time.Millisecond), early, 2*core.PreviewTimeout)
+	}
+
+	skew.Store(int64(time.Minute))
+	ready := waitPreview(t, rec, a.ID, core.PreviewReady)
+	if ready.Preview.Summary != "replicas: 2 → 3" || ready.Status != core.ApprovalPending {
+		t.Errorf("card after the sweep: status %s, preview %+v", ready.Status, ready.Preview)
+	}
+	stored, err := h.store.Approval(t.Context(), a.ID)
+	if err != nil || stored.Preview == nil || stored.Preview.Status != core.PreviewReady || stored.Preview.Hash != "live-2" {
+		t.Fatalf("stored preview %+v (%v); want it ready, hashed live-2", stored.Preview, err)
+	}
+	// Each sweep that finds it pending again does not start another.
+	if err := eng.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	second.mu.Lock()
+	defer second.mu.Unlock()
+	if second.calls != 1 {
+		t.Errorf("the preview was worked out %d times; want once", second.calls)
 	}
 }

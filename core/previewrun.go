@@ -11,13 +11,75 @@ import (
 // the approval and shows it on the card (docs/design.md §18). The card is
 // already posted; the preview never holds it up.
 func (e *Engine) startPreview(ctx context.Context, a Approval, tool Tool) {
+	e.workOutPreview(ctx, a, tool, false)
+}
+
+// workOutPreview is startPreview; with again (finishOrphanedPreviews) it
+// first reads the approval again and does nothing unless its preview is
+// still pending: the sweep's read may predate this engine storing it.
+func (e *Engine) workOutPreview(ctx context.Context, a Approval, tool Tool, again bool) {
 	ctx = context.WithoutCancel(ctx)
+	e.mu.Lock()
+	if e.previewing[a.ID] {
+		e.mu.Unlock()
+		return
+	}
+	e.previewing[a.ID] = true
+	e.mu.Unlock()
 	e.busy.add(1)
 	go func() {
 		defer e.busy.add(-1)
+		defer func() {
+			e.mu.Lock()
+			delete(e.previewing, a.ID)
+			e.mu.Unlock()
+		}()
+		if again {
+			now, err := e.store.Approval(ctx, a.ID)
+			if err != nil || now.Status != ApprovalPending || now.Preview == nil || now.Preview.Status != PreviewPending {
+				return
+			}
+			e.log.Info("working out again a preview nobody stored", "approval", a.ID, "tool", a.Tool)
+		}
 		p := e.runPreview(ctx, tool, a.Arguments)
 		e.savePreview(ctx, a.ID, p)
 	}()
+}
+
+// orphanedAfter is how old a pending approval's preview must be, still
+// being worked out, for another engine to work it out again: twice
+// PreviewTimeout, after which the engine that started it has stored a
+// preview or "timed out" unless it died or the store refused the write.
+const orphanedAfter = 2 * PreviewTimeout
+
+// finishOrphanedPreviews works out again the previews that nobody will
+// store: the process that paused the run died, or the store refused its
+// write, and the card would say "working it out…" for as long as the
+// approval waits. It runs with the expiry sweep, on every replica: two
+// that find the same one each work it out, and the later write is the
+// one shown, which is harmless.
+func (e *Engine) finishOrphanedPreviews(ctx context.Context) {
+	if e.previewer == nil {
+		return
+	}
+	cps, err := e.store.Checkpoints(ctx, "")
+	if err != nil {
+		e.log.Error("sweep: read paused runs for their previews", "err", err)
+		return
+	}
+	for _, cp := range cps {
+		for _, pc := range cp.Pending {
+			if pc.ApprovalID == "" {
+				continue
+			}
+			a, err := e.store.Approval(ctx, pc.ApprovalID)
+			if err != nil || a.Status != ApprovalPending || a.Preview == nil ||
+				a.Preview.Status != PreviewPending || e.now().Sub(a.CreatedAt) < orphanedAfter {
+				continue
+			}
+			e.workOutPreview(ctx, a, pc.Tool, true)
+		}
+	}
 }
 
 // runPreview asks the previewer, for at most PreviewTimeout. A previewer
