@@ -362,6 +362,9 @@ func TestModelIsAskedWhileTheRunStartIsWritten(t *testing.T) {
 		if evs[i].Seq <= evs[i-1].Seq {
 			t.Fatalf("event %d (%s) numbered %d after %d:\n%s", i, evs[i].Type, evs[i].Seq, evs[i-1].Seq, coretest.Dump(evs))
 		}
+		if evs[i].Time.Before(evs[i-1].Time) {
+			t.Fatalf("event %d (%s) at %s, before event %d (%s) at %s", i, evs[i].Type, evs[i].Time, i-1, evs[i-1].Type, evs[i-1].Time)
+		}
 	}
 	if err := h.eng.Wait(t.Context()); err != nil {
 		t.Fatal(err)

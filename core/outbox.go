@@ -127,6 +127,7 @@ func (o *outbox) adopt(runID string, last int64, first ...Event) {
 	held := o.held
 	o.heldRun, o.held = "", nil
 	for _, ev := range held {
+		ev.Time = time.Time{} // shown now, after first: times stay in order
 		o.emitLocked(runID, ev)
 	}
 }
