@@ -128,19 +128,28 @@ func TestAReleaseNeverLandsAfterTheNextMessagesClaim(t *testing.T) {
 
 	hold := make(chan struct{})
 	h.llm.Push(llmfake.Reply{Text: "second answer", Hold: hold})
-	handled := make(chan error, 1)
-	go func() {
-		handled <- h.eng.Handle(context.Background(), core.Inbound{ConvKey: conv, MessageID: "m-second", User: alice, Text: "second"})
-	}()
+	g.claimWhileReleasing(t, h, c, hold, "the second message's run", func() error {
+		return h.eng.Handle(context.Background(), core.Inbound{ConvKey: conv, MessageID: "m-second", User: alice, Text: "second"})
+	})
+}
+
+// claimWhileReleasing does act, which claims conv, while the release g
+// holds is under way, and lets the release go once act has claimed. The
+// run act starts (what) must then ask the model, with conv still held by
+// e1; hold holds the model's answer to it until then.
+func (g *releaseGate) claimWhileReleasing(t *testing.T, h *harness, c *memCoordinator, hold chan struct{}, what string, act func() error) {
+	t.Helper()
+	acted := make(chan error, 1)
+	go func() { acted <- act() }()
 	g.letGoAfterAClaim()
-	if err := <-handled; err != nil {
+	if err := <-acted; err != nil {
 		t.Fatal(err)
 	}
 	if reqs := h.llm.WaitRequests(2, 10*time.Second); len(reqs) < 2 {
-		t.Fatal("the second message's run never asked the model")
+		t.Fatalf("%s never asked the model", what)
 	}
 	if got := c.holder(conv); got != "e1" {
-		t.Errorf("while the second message's run goes on, the conversation is held by %q; want e1", got)
+		t.Errorf("while %s goes on, the conversation is held by %q; want e1", what, got)
 	}
 	close(hold)
 	h.rec.Wait(t, 10*time.Second, 2, coretest.Of(core.EventCompleted))
@@ -164,23 +173,10 @@ func TestAReleaseNeverLandsAfterAResumesClaim(t *testing.T) {
 	a := h.pausedApproval(h.rec, 1)
 	g.held(t)
 
-	decided := make(chan error, 1)
-	go func() {
+	g.claimWhileReleasing(t, h, c, hold, "the resumed run", func() error {
 		_, err := h.decide(a.ID, alice, true, "")
-		decided <- err
-	}()
-	g.letGoAfterAClaim()
-	if err := <-decided; err != nil {
-		t.Fatal(err)
-	}
-	if reqs := h.llm.WaitRequests(2, 10*time.Second); len(reqs) < 2 {
-		t.Fatal("the resumed run never asked the model again")
-	}
-	if got := c.holder(conv); got != "e1" {
-		t.Errorf("while the resumed run goes on, the conversation is held by %q; want e1", got)
-	}
-	close(hold)
-	h.rec.Wait(t, 10*time.Second, 2, coretest.Of(core.EventCompleted))
+		return err
+	})
 	if n := len(h.k8s.Calls()); n != 1 {
 		t.Errorf("the approved call ran %d times; want once", n)
 	}

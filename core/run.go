@@ -73,9 +73,9 @@ func (e *Engine) execute(s *session, a *activeRun, j job) {
 	n := nodeEntry
 	for n != nodeEnd {
 		// Only the model's first request goes ahead of the run's start
-		// being in the store: no tool runs and nothing is recorded
-		// before it is.
-		if n != nodeEntry && n != nodeMemory && n != nodeModel && e.startFailed(rs) {
+		// being in the store: no tool runs (gate) and nothing is recorded
+		// (final) before it is. Every run ends through final.
+		if (n == nodeGate || n == nodeFinal) && e.startFailed(rs) {
 			return
 		}
 		switch n {
@@ -92,7 +92,6 @@ func (e *Engine) execute(s *session, a *activeRun, j job) {
 			n = nodeEnd
 		}
 	}
-	e.startFailed(rs) // the graph always ends through final, which waited
 }
 
 // conversationSoFar reads what a new run starts from: the conversation and

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/opsgate/opsgate/adapters/telegram/telegramtest"
-	"github.com/opsgate/opsgate/core/coretest"
 	"github.com/opsgate/opsgate/core/coretest/llmfake"
 )
 
@@ -23,7 +20,7 @@ func TestServeAsksTelegramWhileTheStoreOpens(t *testing.T) {
 	dir := t.TempDir()
 	llm := llmfake.New(t)
 	tg := telegramtest.New(t)
-	cfg := writeConfig(t, dir, llm.URL, "", fmt.Sprintf("telegram:\n  token: %q\n  api_url: %s\n  allowed_users: [42]\n", telegramtest.Token, tg.URL))
+	cfg := writeConfig(t, dir, llm.URL, "", telegramConfig(tg))
 	url := usePostgres(t, cfg)
 
 	ctx := context.Background()
@@ -37,21 +34,7 @@ func TestServeAsksTelegramWhileTheStoreOpens(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd := binaryCommand(ctx, t, dir, "serve", "--config", cfg)
-	out := &coretest.SyncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-done
-		if t.Failed() {
-			t.Logf("serve:\n%s", out.String())
-		}
-	})
+	serve := launchReplica(t, dir, cfg, "serve")
 
 	waitFor(t, 30*time.Second, "the Telegram handshake while the store waits for the migration lock", func() bool {
 		for _, m := range []string{"getMe", "setMyCommands", "deleteWebhook"} {
@@ -61,8 +44,8 @@ func TestServeAsksTelegramWhileTheStoreOpens(t *testing.T) {
 		}
 		return true
 	})
-	if n := len(tg.PollStarts()); n != 0 || strings.Contains(out.String(), "opsgate serving") {
-		t.Fatalf("serve polled (%d) or served before its store was open:\n%s", n, out.String())
+	if n := len(tg.PollStarts()); n != 0 || serve.serving() {
+		t.Fatalf("serve polled (%d) or served before its store was open:\n%s", n, serve.log.String())
 	}
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock(`+lock+`)`); err != nil {
 		t.Fatal(err)

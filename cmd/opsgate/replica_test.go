@@ -25,6 +25,27 @@ var servingRE = regexp.MustCompile(`msg="opsgate serving"`)
 // it serves. It is killed when the test ends.
 func startReplica(t *testing.T, dir, cfg, name string) *replica {
 	t.Helper()
+	r := launchReplica(t, dir, cfg, name)
+	deadline := time.After(30 * time.Second)
+	for !r.serving() {
+		select {
+		case <-r.done:
+			t.Fatalf("replica %s exited:\n%s", name, r.log.String())
+		case <-deadline:
+			t.Fatalf("replica %s did not start:\n%s", name, r.log.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return r
+}
+
+// serving reports whether the replica has said it serves.
+func (r *replica) serving() bool { return servingRE.MatchString(r.log.String()) }
+
+// launchReplica is startReplica without the wait: the process may still
+// be starting (or waiting for its store) when it returns.
+func launchReplica(t *testing.T, dir, cfg, name string) *replica {
+	t.Helper()
 	cmd := binaryCommand(context.Background(), t, dir, "serve", "--config", cfg, "--log-level", "debug")
 	r := &replica{t: t, name: name, log: &coretest.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = r.log, r.log
@@ -40,16 +61,6 @@ func startReplica(t *testing.T, dir, cfg, name string) *replica {
 			t.Logf("replica %s log:\n%s", name, r.log.String())
 		}
 	})
-	deadline := time.After(30 * time.Second)
-	for !servingRE.MatchString(r.log.String()) {
-		select {
-		case <-r.done:
-			t.Fatalf("replica %s exited:\n%s", name, r.log.String())
-		case <-deadline:
-			t.Fatalf("replica %s did not start:\n%s", name, r.log.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 	return r
 }
 
