@@ -351,7 +351,15 @@ func buildRevision(ctx context.Context, rev string) (string, error) {
 	}
 	defer os.RemoveAll(src)
 	tarball := filepath.Join(src, "src.tar")
-	if msg, err := exec.CommandContext(ctx, "git", "archive", "--format=tar", "-o", tarball, commit).CombinedOutput(); err != nil {
+	// From a subdirectory git archive takes only that subtree: archive the
+	// repository's top, wherever the command was started.
+	top, err := exec.CommandContext(ctx, "git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return "", fmt.Errorf("bench: find the repository of %s: %w", rev, err)
+	}
+	archive := exec.CommandContext(ctx, "git", "archive", "--format=tar", "-o", tarball, commit)
+	archive.Dir = strings.TrimSpace(string(top))
+	if msg, err := archive.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("bench: git archive %s: %v: %s", rev, err, msg)
 	}
 	if msg, err := exec.CommandContext(ctx, "tar", "-xf", tarball, "-C", src).CombinedOutput(); err != nil {
